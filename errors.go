@@ -1,0 +1,151 @@
+package petstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/petstore/petstore-go/internal/retry"
+)
+
+// Sentinel errors. Test for them with [errors.Is].
+var (
+	// ErrBadRequest matches an [*APIError] with Status 400: the server
+	// refused the request's body.
+	ErrBadRequest = errors.New("petstore: bad request")
+	// ErrUnauthorized matches an [*APIError] with Status 401: the API key
+	// is missing or invalid.
+	ErrUnauthorized = errors.New("petstore: unauthorized")
+	// ErrNotFound matches an [*APIError] with Status 404.
+	ErrNotFound = errors.New("petstore: not found")
+	// ErrInvalidParams is wrapped by the error of a call that the SDK
+	// refused before sending anything; the message names the field.
+	ErrInvalidParams = errors.New("petstore: invalid parameters")
+	// ErrMissingAPIKey is returned by [NewClient] when it was given no API
+	// key and PETSTORE_API_KEY is unset or empty.
+	ErrMissingAPIKey = errors.New("petstore: no API key: pass one to NewClient or set " + envAPIKey)
+)
+
+// APIError is the error for a response whose status is not 2xx, whatever its
+// body. Use [errors.As] to get it, or [errors.Is] with [ErrBadRequest],
+// [ErrUnauthorized] or [ErrNotFound] to test its status.
+type APIError struct {
+	Status     int           // HTTP status code of the response (wins over the body's "status")
+	Code       string        // body "code"; "" when the body is not the Error shape
+	Message    string        // body "message"; for a body that is not the Error shape, a short description of it
+	RequestID  string        // X-Request-Id (or Request-Id) response header, if any
+	RetryAfter time.Duration // parsed Retry-After, if any
+	Body       []byte        // the start of the raw body (at most 8 KiB), for diagnosis
+
+	method, path string // of the request, for Error
+}
+
+// Error returns a one-line description, such as
+// "petstore: GET /v1/pets/7: 404 not_found: pet 7 not found".
+func (e *APIError) Error() string {
+	if e == nil {
+		return "petstore: <nil *APIError>"
+	}
+	var b strings.Builder
+	b.WriteString("petstore: ")
+	if e.method != "" {
+		b.WriteString(e.method + " " + e.path + ": ")
+	}
+	b.WriteString(strconv.Itoa(e.Status))
+	switch {
+	case e.Code != "":
+		b.WriteString(" " + e.Code)
+	case e.Message == "":
+		if t := http.StatusText(e.Status); t != "" {
+			b.WriteString(" " + t)
+		}
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.RequestID != "" {
+		b.WriteString(" (request id " + e.RequestID + ")")
+	}
+	return b.String()
+}
+
+// Is reports whether e has the status target stands for, so that
+// errors.Is(err, ErrNotFound) holds for an APIError with Status 404.
+func (e *APIError) Is(target error) bool {
+	if e == nil {
+		return false
+	}
+	switch target {
+	case ErrBadRequest:
+		return e.Status == http.StatusBadRequest
+	case ErrUnauthorized:
+		return e.Status == http.StatusUnauthorized
+	case ErrNotFound:
+		return e.Status == http.StatusNotFound
+	}
+	return false
+}
+
+// Body size limits.
+const (
+	maxErrorBody   = 64 << 10 // read of an error response
+	maxErrorSample = 8 << 10  // kept in APIError.Body
+)
+
+// newAPIError builds the APIError for a non-2xx response whose body (up to
+// maxErrorBody) is body. Should the server echo the API key, it is redacted.
+func newAPIError(method, path string, resp *http.Response, body []byte, key string) *APIError {
+	e := &APIError{Status: resp.StatusCode, method: method, path: path}
+	e.RequestID = resp.Header.Get("X-Request-Id")
+	if e.RequestID == "" {
+		e.RequestID = resp.Header.Get("Request-Id")
+	}
+	if resp.Header.Get("Retry-After") != "" {
+		if d, ok := retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			e.RetryAfter = d
+		}
+	}
+	if key != "" && bytes.Contains(body, []byte(key)) {
+		body = bytes.ReplaceAll(body, []byte(key), []byte("[REDACTED]"))
+	}
+	if len(body) > maxErrorSample {
+		e.Body = bytes.Clone(body[:maxErrorSample])
+	} else if len(body) > 0 {
+		e.Body = bytes.Clone(body)
+	}
+
+	var shape struct {
+		Code    *string `json:"code"`
+		Message *string `json:"message"`
+	}
+	switch {
+	case len(bytes.TrimSpace(body)) == 0:
+		e.Message = "empty response body"
+	case json.Unmarshal(body, &shape) != nil:
+		e.Message = describeBody(resp.Header.Get("Content-Type"), len(body))
+	case shape.Code == nil && shape.Message == nil:
+		e.Message = "JSON body without code or message (" + strconv.Itoa(len(body)) + " bytes)"
+	default:
+		if shape.Code != nil {
+			e.Code = *shape.Code
+		}
+		if shape.Message != nil {
+			e.Message = *shape.Message
+		}
+	}
+	return e
+}
+
+// describeBody says what a body that is not JSON is, without quoting it.
+func describeBody(contentType string, n int) string {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil || mt == "" {
+		mt = "unknown type"
+	}
+	return "non-JSON body (" + mt + ", " + strconv.Itoa(n) + " bytes)"
+}

@@ -1,0 +1,198 @@
+// Package retry holds the retry policy and backoff that petstore plugs into
+// go-retryablehttp: which failures are retried, for which methods, and how long
+// to wait between attempts.
+package retry
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// ErrNotRetryable marks an error that no retry can cure (for example a body
+// over the size limit). Policy never retries an error that wraps it.
+var ErrNotRetryable = errors.New("not retryable")
+
+// Policy returns the retryablehttp.CheckRetry for one kind of request.
+//
+// Idempotent requests (GET) are retried on 408, 429, 500, 502, 503 and 504 and
+// on transport errors, timeouts included. Other requests (POST) are retried
+// only when the server cannot have acted on them: on 429, and when the
+// connection could not be made (dial or DNS failure).
+//
+// A 429 or 503 whose Retry-After asks for more than maxWait is not retried:
+// the caller gets that response, and with it the wait the server asked for.
+// Nothing is retried once ctx is done.
+func Policy(idempotent bool, maxWait time.Duration) retryablehttp.CheckRetry {
+	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return false, ctxErr
+		}
+		if err != nil {
+			if idempotent {
+				return retryableTransportError(err), nil
+			}
+			return IsDialError(err), nil
+		}
+		if resp == nil {
+			return false, nil
+		}
+		if !RetryableStatus(idempotent, resp.StatusCode) {
+			return false, nil
+		}
+		if d, ok := RetryAfter(resp, time.Now()); ok && d > maxWait {
+			return false, nil
+		}
+		return true, nil
+	}
+}
+
+// RetryableStatus reports whether a response status is worth another attempt.
+func RetryableStatus(idempotent bool, status int) bool {
+	switch status {
+	case http.StatusTooManyRequests:
+		return true
+	case http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return idempotent
+	}
+	return false
+}
+
+// retryableTransportError reports whether a transport error may go away on
+// its own. Certificate problems and errors marked ErrNotRetryable will not.
+func retryableTransportError(err error) bool {
+	if errors.Is(err, ErrNotRetryable) {
+		return false
+	}
+	var (
+		unknownAuthority *x509.UnknownAuthorityError
+		hostname         x509.HostnameError
+		invalidCert      x509.CertificateInvalidError
+		verification     *tls.CertificateVerificationError
+	)
+	switch {
+	case errors.As(err, &unknownAuthority), errors.As(err, &hostname),
+		errors.As(err, &invalidCert), errors.As(err, &verification):
+		return false
+	}
+	return true
+}
+
+// IsDialError reports whether err says that no connection could be made, so
+// that the request cannot have reached the server: a refused or failed dial
+// or a failed DNS lookup. A timeout never counts, even during the dial: the
+// caller asked for the attempt to end, and that is not retried for POST.
+func IsDialError(err error) bool {
+	if err == nil || errors.Is(err, ErrNotRetryable) {
+		return false
+	}
+	var timeout interface{ Timeout() bool }
+	if errors.As(err, &timeout) && timeout.Timeout() {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
+}
+
+// Backoff is the retryablehttp.Backoff: the server's Retry-After on a 429 or
+// 503 when it gives one (never more than max), otherwise min doubled for each
+// attempt already made, capped at max, with jitter: a uniform pick in the upper
+// half of that wait, never below min.
+func Backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := RetryAfter(resp, time.Now()); ok {
+			return clamp(d, 0, max)
+		}
+	}
+	d := exponential(min, max, attempt)
+	if half := d / 2; half > 0 {
+		d = half + rand.N(d-half+1)
+	}
+	return clamp(d, min, max)
+}
+
+// exponential returns min·2^attempt, capped at max without overflowing.
+func exponential(min, max time.Duration, attempt int) time.Duration {
+	d := min
+	for i := 0; i < attempt && d < max; i++ {
+		if d > max/2 {
+			return max
+		}
+		d *= 2
+	}
+	return clamp(d, 0, max)
+}
+
+func clamp(d, lo, hi time.Duration) time.Duration {
+	if d < lo {
+		d = lo
+	}
+	if d > hi {
+		d = hi
+	}
+	return d
+}
+
+// RetryAfter returns the wait a 429 or 503 response asks for in its
+// Retry-After header, if it has a valid one.
+func RetryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	return ParseRetryAfter(resp.Header.Get("Retry-After"), now)
+}
+
+// maxRetryAfterSeconds bounds the seconds form, so that any value fits a
+// time.Duration; it is far above any wait a client would make.
+const maxRetryAfterSeconds = 1 << 32
+
+// ParseRetryAfter parses a Retry-After value: a number of seconds (digits
+// only) or an HTTP date, which counts from now and gives 0 when it is past.
+func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if isDigits(v) {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n > maxRetryAfterSeconds {
+			n = maxRetryAfterSeconds
+		}
+		return time.Duration(n) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	d := t.Sub(now)
+	if d < 0 {
+		d = 0
+	}
+	return d, true
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

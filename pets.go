@@ -1,0 +1,194 @@
+package petstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// PetStatus is an animal's availability. A Pet from the server may carry a
+// value other than the three below; it is kept as it is.
+type PetStatus string
+
+// The availability statuses of the interface.
+const (
+	PetStatusAvailable PetStatus = "available"
+	PetStatusPending   PetStatus = "pending"
+	PetStatusSold      PetStatus = "sold"
+)
+
+// valid reports whether s is one of the three statuses.
+func (s PetStatus) valid() bool {
+	return s == PetStatusAvailable || s == PetStatusPending || s == PetStatusSold
+}
+
+// NewPet is an animal to add with [Client.CreatePet]. Name is required;
+// CategoryID is sent as it is (the interface requires it but states no range);
+// Status, when set, is one of the PetStatus constants.
+type NewPet struct {
+	Name       string    `json:"name"`
+	CategoryID int64     `json:"categoryId"`
+	Status     PetStatus `json:"status,omitempty"`
+}
+
+// Pet is an animal as the API returns it, with the ID the service assigned.
+type Pet struct {
+	ID         int64     `json:"id"`
+	Name       string    `json:"name"`
+	CategoryID int64     `json:"categoryId"`
+	Status     PetStatus `json:"status,omitempty"`
+}
+
+// ListPetsParams filters [Client.ListPets]. The zero value asks for the
+// server's defaults.
+type ListPetsParams struct {
+	Limit  int       // 0: the server's default (20); otherwise 1..100
+	Status PetStatus // "": no filter
+}
+
+// ListPets returns the animals that match p, at most p.Limit of them (20 when
+// it is 0). It returns an empty, non-nil slice when none match.
+func (c *Client) ListPets(ctx context.Context, p ListPetsParams) ([]Pet, error) {
+	if p.Limit < 0 || p.Limit > 100 {
+		return nil, fmt.Errorf("%w: ListPetsParams.Limit is %d; want 1..100, or 0 for the server's default", ErrInvalidParams, p.Limit)
+	}
+	if p.Status != "" && !p.Status.valid() {
+		return nil, fmt.Errorf("%w: ListPetsParams.Status is %q; want available, pending, sold or empty", ErrInvalidParams, p.Status)
+	}
+	u := c.petsURL
+	if p.Limit != 0 || p.Status != "" {
+		q := make(url.Values, 2)
+		if p.Limit != 0 {
+			q["limit"] = []string{strconv.Itoa(p.Limit)}
+		}
+		if p.Status != "" {
+			q["status"] = []string{string(p.Status)}
+		}
+		u += "?" + q.Encode()
+	}
+	body, err := c.do(ctx, opListPets, http.MethodGet, u, c.petsPath, nil)
+	if err != nil {
+		return nil, err
+	}
+	pets, err := decodePets(body)
+	if err != nil {
+		return nil, decodeError(http.MethodGet, c.petsPath, err)
+	}
+	return pets, nil
+}
+
+// CreatePet adds an animal and returns it as the server stored it, with its
+// new ID. It is retried only when the server cannot have acted on it (a 429,
+// or no connection), so one call never creates two animals.
+func (c *Client) CreatePet(ctx context.Context, p NewPet) (*Pet, error) {
+	if p.Name == "" {
+		return nil, fmt.Errorf("%w: NewPet.Name is empty", ErrInvalidParams)
+	}
+	if p.Status != "" && !p.Status.valid() {
+		return nil, fmt.Errorf("%w: NewPet.Status is %q; want available, pending, sold or empty", ErrInvalidParams, p.Status)
+	}
+	in, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("petstore: CreatePet: %w", err)
+	}
+	body, err := c.do(ctx, opCreatePet, http.MethodPost, c.petsURL, c.petsPath, in)
+	if err != nil {
+		return nil, err
+	}
+	pet, err := decodePet(body)
+	if err != nil {
+		return nil, decodeError(http.MethodPost, c.petsPath, err)
+	}
+	return pet, nil
+}
+
+// GetPet returns the animal with the given id; a missing one is an
+// [*APIError] that matches [ErrNotFound].
+//
+// Deprecated: the API removes this endpoint on 5 December 2030. Use
+// [Client.ListPets] with a Status filter instead.
+func (c *Client) GetPet(ctx context.Context, id int64) (*Pet, error) {
+	c.warnDeprecated(ctx)
+	path := c.petsPath + "/" + strconv.FormatInt(id, 10)
+	body, err := c.do(ctx, opGetPet, http.MethodGet, c.petsURL+"/"+strconv.FormatInt(id, 10), path, nil)
+	if err != nil {
+		return nil, err
+	}
+	pet, err := decodePet(body)
+	if err != nil {
+		return nil, decodeError(http.MethodGet, path, err)
+	}
+	return pet, nil
+}
+
+// decodeError reports a 2xx body that is not what the interface documents.
+func decodeError(method, path string, err error) error {
+	return fmt.Errorf("petstore: %s %s: unexpected response body: %w", method, path, err)
+}
+
+// wirePet is a Pet as JSON, with pointers to see which fields are present.
+type wirePet struct {
+	ID         *int64     `json:"id"`
+	Name       *string    `json:"name"`
+	CategoryID *int64     `json:"categoryId"`
+	Status     *PetStatus `json:"status"`
+}
+
+func (w *wirePet) pet() (Pet, error) {
+	switch {
+	case w.ID == nil:
+		return Pet{}, errors.New("pet has no id")
+	case w.Name == nil:
+		return Pet{}, errors.New("pet has no name")
+	case w.CategoryID == nil:
+		return Pet{}, errors.New("pet has no categoryId")
+	}
+	p := Pet{ID: *w.ID, Name: *w.Name, CategoryID: *w.CategoryID}
+	if w.Status != nil {
+		p.Status = *w.Status
+	}
+	return p, nil
+}
+
+// decodePet decodes one Pet object; its required fields must be present.
+func decodePet(data []byte) (*Pet, error) {
+	var w *wirePet
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, err
+	}
+	if w == nil {
+		return nil, errors.New("null instead of a pet")
+	}
+	p, err := w.pet()
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// decodePets decodes a JSON array of Pet objects.
+func decodePets(data []byte) ([]Pet, error) {
+	var ws []*wirePet
+	if err := json.Unmarshal(data, &ws); err != nil {
+		return nil, err
+	}
+	if ws == nil {
+		return nil, errors.New("null instead of an array of pets")
+	}
+	pets := make([]Pet, len(ws))
+	for i, w := range ws {
+		if w == nil {
+			return nil, fmt.Errorf("pet %d is null", i)
+		}
+		p, err := w.pet()
+		if err != nil {
+			return nil, fmt.Errorf("pet %d: %w", i, err)
+		}
+		pets[i] = p
+	}
+	return pets, nil
+}

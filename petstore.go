@@ -1,0 +1,578 @@
+// Package petstore is a client for the Pet Store API (interface version
+// 1.0.0): list animals, add one, and get one by id.
+//
+//	c, err := petstore.NewClient("", petstore.WithBaseURL(petstore.StagingURL))
+//	pets, err := c.ListPets(ctx, petstore.ListPetsParams{Status: petstore.PetStatusAvailable})
+//
+// # Authentication
+//
+// Every request carries the API key as a bearer token. [NewClient] takes the
+// key as its argument, or else from the PETSTORE_API_KEY environment variable;
+// the base URL comes from [WithBaseURL], else PETSTORE_BASE_URL, else
+// [ProductionURL]. The key never appears in errors, logs or printed values.
+//
+// # Errors
+//
+// A call the SDK refuses before sending fails with an error that wraps
+// [ErrInvalidParams]. A response whose status is not 2xx becomes an
+// [*APIError]: use errors.As to read it, or errors.Is with [ErrBadRequest],
+// [ErrUnauthorized] or [ErrNotFound]. Transport and context errors are
+// wrapped, so errors.Is(err, context.DeadlineExceeded) works.
+//
+// # Retries and timeouts
+//
+// Reads (ListPets, GetPet) are retried on 408, 429, 500, 502, 503 and 504
+// and on transport errors; CreatePet only when the animal cannot have been
+// created (429, or no connection could be made). By default a call makes up
+// to 3 attempts, waits 500ms to 8s between them, and each attempt times out
+// after 30s; see [WithMaxRetries], [WithRetryWait] and [WithTimeout]. The
+// context passed to each method bounds the whole call.
+//
+// # Testing
+//
+// Package petstoretest runs an in-memory Pet Store; point a Client at it with
+// WithBaseURL. To mock at the HTTP level, pass a client whose Transport is a
+// mock (such as httpmock's) with [WithHTTPClient].
+package petstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"github.com/petstore/petstore-go/internal/retry"
+)
+
+// Version is the version of this SDK (semantic versioning, no "v" prefix).
+// It is sent in the User-Agent header.
+const Version = "0.1.0"
+
+// APIVersion is the version of the Pet Store interface this SDK speaks.
+const APIVersion = "1.0.0"
+
+// Base URLs of the two deployments. Both serve the same interface.
+const (
+	ProductionURL = "https://petstore.example.com/v1"         // production
+	StagingURL    = "https://staging.petstore.example.com/v1" // staging
+)
+
+// envBaseURL is the environment variable NewClient reads when it is given no
+// WithBaseURL.
+const envBaseURL = "PETSTORE_BASE_URL"
+
+// maxSuccessBody is the largest 2xx body the SDK reads.
+const maxSuccessBody = 10 << 20
+
+// Client calls the Pet Store API. Create it with [NewClient]. It is immutable
+// and safe for concurrent use by multiple goroutines; reuse one Client, so
+// that connections are reused too.
+type Client struct {
+	cred      *credential // behind a pointer: printing a Client never shows the key
+	petsURL   string      // <base>/pets, ready to use
+	petsPath  string      // its path, as errors and logs show it
+	userAgent []string
+	get, post *retryablehttp.Client // the retry policy differs by method
+	logger    *slog.Logger          // nil: silent
+	warned    *warnings
+}
+
+// warnings makes each deprecation Warn happen once per Client.
+type warnings struct {
+	getPet sync.Once
+	header [numOps]sync.Once // per operation: a response said Deprecation or Sunset
+}
+
+// NewClient returns a Client that uses apiKey, or $PETSTORE_API_KEY when
+// apiKey is empty (else it returns [ErrMissingAPIKey]). The base URL is the
+// one given with [WithBaseURL], else $PETSTORE_BASE_URL, else [ProductionURL].
+// The environment is read here and only here. NewClient checks every option
+// and returns an error for a bad one; it never panics.
+func NewClient(apiKey string, opts ...Option) (*Client, error) {
+	cfg := config{
+		maxRetries:   defaultMaxRetries,
+		retryWaitMin: defaultRetryWaitMin,
+		retryWaitMax: defaultRetryWaitMax,
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&cfg)
+		}
+	}
+
+	cred, err := resolveAPIKey(apiKey)
+	if err != nil {
+		return nil, err
+	}
+	rawBase, source := cfg.baseURL, "WithBaseURL"
+	if !cfg.baseURLSet {
+		rawBase, source = os.Getenv(envBaseURL), envBaseURL
+		if strings.TrimSpace(rawBase) == "" {
+			rawBase, source = ProductionURL, "ProductionURL"
+		}
+	}
+	base, err := parseBaseURL(rawBase, cfg.insecureHTTP)
+	if err != nil {
+		return nil, fmt.Errorf("petstore: %s: %w", source, err)
+	}
+	if cfg.httpSet && cfg.httpClient == nil {
+		return nil, errors.New("petstore: WithHTTPClient: nil *http.Client")
+	}
+	if cfg.maxRetries < 0 {
+		return nil, fmt.Errorf("petstore: WithMaxRetries: %d is negative", cfg.maxRetries)
+	}
+	if cfg.retryWaitMin < 0 || cfg.retryWaitMin > cfg.retryWaitMax {
+		return nil, fmt.Errorf("petstore: WithRetryWait: want 0 <= min <= max, got min %s, max %s", cfg.retryWaitMin, cfg.retryWaitMax)
+	}
+	timeout := defaultTimeout
+	switch {
+	case cfg.timeoutSet:
+		if cfg.timeout < 0 {
+			return nil, fmt.Errorf("petstore: WithTimeout: %s is negative", cfg.timeout)
+		}
+		timeout = cfg.timeout
+	case cfg.httpClient != nil && cfg.httpClient.Timeout > 0:
+		timeout = cfg.httpClient.Timeout
+	}
+	if strings.IndexFunc(cfg.userAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return nil, errors.New("petstore: WithUserAgent: contains a control character")
+	}
+
+	pets := base.JoinPath("pets")
+	c := &Client{
+		cred:      cred,
+		petsURL:   pets.String(),
+		petsPath:  pets.EscapedPath(),
+		userAgent: []string{userAgent(cfg.userAgent)},
+		logger:    cfg.logger,
+		warned:    new(warnings),
+	}
+	hc := &http.Client{
+		Transport:     &transport{user: cfg.httpClient, timeout: timeout, logger: cfg.logger},
+		CheckRedirect: checkRedirect,
+	}
+	c.get = newRetryClient(hc, cfg, true)
+	c.post = newRetryClient(hc, cfg, false)
+	return c, nil
+}
+
+// newRetryClient configures every field of a retryablehttp.Client, so none
+// of its defaults (a logger on stderr, a retry policy that retries POST,
+// uncapped Retry-After, a status-losing error handler) comes through.
+func newRetryClient(hc *http.Client, cfg config, idempotent bool) *retryablehttp.Client {
+	rc := retryablehttp.NewClient()
+	rc.HTTPClient = hc
+	rc.Logger = nil
+	rc.RetryMax = cfg.maxRetries
+	rc.RetryWaitMin = cfg.retryWaitMin
+	rc.RetryWaitMax = cfg.retryWaitMax
+	rc.CheckRetry = retry.Policy(idempotent, cfg.retryWaitMax)
+	rc.Backoff = retry.Backoff
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return rc
+}
+
+// parseBaseURL checks a base URL: absolute https, or http to a loopback host
+// unless insecure allows any host; no user info, query or fragment.
+func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Error quotes the URL, which may hold a password: say less.
+		return nil, fmt.Errorf("invalid URL %q", redactUserinfo(raw))
+	}
+	switch {
+	case u.Scheme != "https" && u.Scheme != "http":
+		return nil, fmt.Errorf("URL %q: scheme must be https or http", redactUserinfo(raw))
+	case u.Opaque != "" || u.Host == "" || u.Hostname() == "":
+		return nil, fmt.Errorf("URL %q has no host", redactUserinfo(raw))
+	case u.User != nil:
+		return nil, fmt.Errorf("URL %q must not contain user info", u.Redacted())
+	case u.RawQuery != "" || u.ForceQuery || strings.Contains(raw, "?"):
+		return nil, fmt.Errorf("URL %q must not contain a query", raw)
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return nil, fmt.Errorf("URL %q must not contain a fragment", raw)
+	case u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()):
+		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP", raw)
+	}
+	return u, nil
+}
+
+// redactUserinfo hides anything between "//" and "@" in a URL that did not parse.
+func redactUserinfo(raw string) string {
+	if i := strings.Index(raw, "//"); i >= 0 {
+		if j := strings.LastIndex(raw[i+2:], "@"); j >= 0 {
+			return raw[:i+2] + "[REDACTED]" + raw[i+2+j:]
+		}
+	}
+	return raw
+}
+
+// isLoopback reports whether host is localhost, in 127.0.0.0/8, or ::1.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// userAgent builds the User-Agent header value.
+func userAgent(prefix string) string {
+	ua := "petstore-go/" + Version + " (" + runtime.Version() + "; " + runtime.GOOS + "/" + runtime.GOARCH + ")"
+	if prefix = strings.TrimSpace(prefix); prefix != "" {
+		ua = prefix + " " + ua
+	}
+	return ua
+}
+
+// checkRedirect follows a redirect only to the same origin (scheme, host and
+// port) with the same method; any other 3xx is returned to the caller as an
+// APIError, so the key never goes to another host and a POST never turns
+// into a GET.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	first := via[0]
+	if req.URL.Scheme != first.URL.Scheme || req.URL.Host != first.URL.Host || req.Method != first.Method {
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// operations, for per-operation state.
+type op int
+
+const (
+	opListPets op = iota
+	opCreatePet
+	opGetPet
+	numOps
+)
+
+// do sends one call: method to rawURL (whose path is path), with body as its
+// JSON body when it is not nil. It returns the 2xx body for the caller to
+// decode; any other outcome is an error.
+func (c *Client) do(ctx context.Context, o op, method, rawURL, path string, body []byte) ([]byte, error) {
+	var raw any
+	if body != nil {
+		raw = body
+	}
+	if c.logger != nil {
+		ctx = context.WithValue(ctx, attemptKey{}, new(attemptLog))
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, rawURL, raw)
+	if err != nil {
+		return nil, fmt.Errorf("petstore: %s %s: %w", method, path, err)
+	}
+	req.Header["Authorization"] = c.cred.header
+	req.Header["Accept"] = jsonMediaType
+	req.Header["User-Agent"] = c.userAgent
+	if body != nil {
+		req.Header["Content-Type"] = jsonMediaType
+	}
+
+	rc := c.get
+	if method != http.MethodGet {
+		rc = c.post
+	}
+	resp, err := rc.Do(req)
+	if resp != nil {
+		defer resp.Body.Close()
+	}
+	if err != nil {
+		return nil, &transportError{method: method, path: path, err: err}
+	}
+	if c.logger != nil {
+		c.warnDeprecationHeaders(ctx, o, method, path, resp.Header)
+	}
+	data := bodyBytes(resp.Body)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, newAPIError(method, path, resp, data, c.cred.key)
+	}
+	return data, nil
+}
+
+var jsonMediaType = []string{"application/json"}
+
+// transportError is a failure without an HTTP response: a transport,
+// size or context error. It reads "petstore: GET /v1/pets: <cause>" and
+// unwraps to the cause, so errors.Is(err, context.Canceled) and
+// errors.As(err, new(*url.Error)) work.
+type transportError struct {
+	method, path string
+	err          error
+}
+
+func (e *transportError) Error() string {
+	cause := e.err
+	var ue *url.Error
+	if errors.As(cause, &ue) {
+		cause = ue.Err // its URL repeats what we print
+	}
+	return "petstore: " + e.method + " " + e.path + ": " + cause.Error()
+}
+
+func (e *transportError) Unwrap() error { return e.err }
+
+// transport is the SDK's http.RoundTripper for one Client. It sends through
+// the user's transport (looked up on every request), bounds each attempt with
+// the timeout, and reads the whole body within the attempt: a body cut short
+// is then an attempt that failed, which the retry policy can see. It does not
+// implement CloseIdleConnections, so retryablehttp cannot flush the pool of a
+// transport it does not own.
+type transport struct {
+	user    *http.Client // WithHTTPClient's client, or nil
+	timeout time.Duration
+	logger  *slog.Logger
+}
+
+// sharedTransport is the transport of every Client made without
+// WithHTTPClient: http.DefaultTransport's settings, with an idle pool sized
+// for many goroutines on one host.
+var sharedTransport = sync.OnceValue(func() http.RoundTripper {
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = t.Clone()
+		t.MaxIdleConns = 256
+		t.MaxIdleConnsPerHost = 128
+		return t
+	}
+	return http.DefaultTransport
+})
+
+func (t *transport) base() http.RoundTripper {
+	if t.user == nil {
+		return sharedTransport()
+	}
+	if t.user.Transport != nil {
+		return t.user.Transport
+	}
+	return http.DefaultTransport
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	parent := req.Context()
+	ctx, cancel := parent, context.CancelFunc(nil)
+	if t.timeout > 0 {
+		ctx, cancel = context.WithTimeout(parent, t.timeout)
+		defer cancel()
+		req = req.WithContext(ctx)
+	}
+	var start time.Time
+	if t.logger != nil {
+		start = time.Now()
+	}
+	resp, err := t.base().RoundTrip(req)
+	if err == nil {
+		err = bufferBody(resp)
+	}
+	if err != nil && cancel != nil && ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
+		err = &attemptTimeoutError{d: t.timeout, err: err}
+	}
+	if t.logger != nil {
+		logAttempt(parent, t.logger, req, resp, err, time.Since(start))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// attemptTimeoutError is an attempt that ran out of its WithTimeout time.
+type attemptTimeoutError struct {
+	d   time.Duration
+	err error
+}
+
+func (e *attemptTimeoutError) Error() string {
+	return "attempt timed out after " + e.d.String() + " (WithTimeout)"
+}
+func (e *attemptTimeoutError) Unwrap() error { return e.err }
+func (e *attemptTimeoutError) Timeout() bool { return true }
+func (e *attemptTimeoutError) Is(target error) bool {
+	return target == context.DeadlineExceeded
+}
+
+// bufferedBody is a response body read into memory.
+type bufferedBody struct {
+	data []byte
+	r    bytes.Reader
+}
+
+func (b *bufferedBody) Read(p []byte) (int, error) { return b.r.Read(p) }
+func (b *bufferedBody) Close() error               { return nil }
+
+// bodyBytes returns what a response body holds, without copying the ones
+// transport read.
+func bodyBytes(body io.ReadCloser) []byte {
+	if b, ok := body.(*bufferedBody); ok {
+		return b.data
+	}
+	data, _ := io.ReadAll(io.LimitReader(body, maxSuccessBody))
+	return data
+}
+
+// errBodyTooLarge is a 2xx body over the limit; it is not retried.
+var errBodyTooLarge = fmt.Errorf("response body exceeds %d MiB: %w", maxSuccessBody>>20, retry.ErrNotRetryable)
+
+// bufferBody replaces resp.Body by its contents: up to maxSuccessBody for a
+// 2xx (more is an error), up to maxErrorBody otherwise (the rest is dropped).
+// The original body is closed on every path.
+func bufferBody(resp *http.Response) error {
+	defer resp.Body.Close()
+	limit := int64(maxErrorBody)
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		limit = maxSuccessBody
+	}
+	size := int64(512)
+	if resp.ContentLength >= 0 {
+		size = min(resp.ContentLength, limit) + 1 // +1: room to see EOF
+	}
+	data, err := readAll(io.LimitReader(resp.Body, limit+1), size)
+	if err != nil {
+		return err
+	}
+	if int64(len(data)) > limit {
+		if limit == maxSuccessBody {
+			return errBodyTooLarge
+		}
+		data = data[:limit]
+	}
+	b := &bufferedBody{data: data}
+	b.r.Reset(data)
+	resp.Body = b
+	return nil
+}
+
+// readAll is io.ReadAll with a first buffer of size bytes: with an exact
+// Content-Length, the body is read with one allocation.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+// attemptKey is the context key of the attemptLog of a call, present only
+// when the Client has a logger.
+type attemptKey struct{}
+
+// attemptLog counts the attempts of one call, for the Debug records.
+type attemptLog struct{ n int }
+
+// logAttempt writes the Debug record of one attempt: never a header, a body
+// or the URL's query.
+func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, resp *http.Response, err error, d time.Duration) {
+	if !l.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	attempt := 1
+	if a, ok := ctx.Value(attemptKey{}).(*attemptLog); ok {
+		a.n++
+		attempt = a.n
+	}
+	attrs := []slog.Attr{
+		slog.String("method", req.Method),
+		slog.String("path", req.URL.EscapedPath()),
+		slog.Int("attempt", attempt),
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", errorClass(err)))
+	} else {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+	}
+	attrs = append(attrs, slog.Duration("duration", d))
+	if resp != nil {
+		if id := resp.Header.Get("X-Request-Id"); id != "" {
+			attrs = append(attrs, slog.String("request_id", id))
+		} else if id := resp.Header.Get("Request-Id"); id != "" {
+			attrs = append(attrs, slog.String("request_id", id))
+		}
+	}
+	l.LogAttrs(ctx, slog.LevelDebug, "petstore: attempt", attrs...)
+}
+
+// errorClass names the kind of a transport error for a log record, without
+// its text (which could quote a URL or a server's words).
+func errorClass(err error) string {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, errBodyTooLarge):
+		return "body too large"
+	case errors.As(err, &dnsErr):
+		return "dns"
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return "dial"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "truncated response"
+	}
+	return "transport"
+}
+
+// warnDeprecated logs, once per Client, that the deprecated GetPet is used.
+func (c *Client) warnDeprecated(ctx context.Context) {
+	if c.logger == nil {
+		return
+	}
+	c.warned.getPet.Do(func() {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "petstore: GetPet is deprecated and will be removed on 5 December 2030; use ListPets with a Status filter",
+			slog.String("operation", "GetPet"))
+	})
+}
+
+// warnDeprecationHeaders logs, once per Client and operation, that a
+// response carried a Deprecation or Sunset header (RFC 9745, RFC 8594).
+func (c *Client) warnDeprecationHeaders(ctx context.Context, o op, method, path string, h http.Header) {
+	dep, sunset := h.Get("Deprecation"), h.Get("Sunset")
+	if dep == "" && sunset == "" {
+		return
+	}
+	c.warned.header[o].Do(func() {
+		attrs := []slog.Attr{slog.String("method", method), slog.String("path", path)}
+		if t, ok := parseDeprecation(dep); ok {
+			attrs = append(attrs, slog.Time("deprecated_since", t))
+		}
+		if t, err := http.ParseTime(sunset); err == nil {
+			attrs = append(attrs, slog.Time("sunset", t))
+		}
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "petstore: the server says this endpoint is deprecated", attrs...)
+	})
+}
+
+// parseDeprecation reads a Deprecation header: "@<unix seconds>" (RFC 9745)
+// or an HTTP date (earlier drafts).
+func parseDeprecation(v string) (time.Time, bool) {
+	if s, ok := strings.CutPrefix(v, "@"); ok {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return time.Unix(n, 0).UTC(), err == nil
+	}
+	t, err := http.ParseTime(v)
+	return t, err == nil
+}
