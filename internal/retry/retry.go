@@ -75,7 +75,7 @@ func retryableTransportError(err error) bool {
 		return false
 	}
 	var (
-		unknownAuthority *x509.UnknownAuthorityError
+		unknownAuthority x509.UnknownAuthorityError
 		hostname         x509.HostnameError
 		invalidCert      x509.CertificateInvalidError
 		verification     *tls.CertificateVerificationError
