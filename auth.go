@@ -9,17 +9,15 @@ import (
 // envAPIKey is the environment variable NewClient reads when it is given no key.
 const envAPIKey = "PETSTORE_API_KEY"
 
-// credential holds the bearer header. Client keeps it behind a pointer, so
-// that printing a Client, or a struct that holds one, shows an address and
-// never the key.
-type credential struct {
-	key    string
-	header []string // {"Bearer <key>"}, shared by every request
-}
+// credential returns the API key and the Authorization header value made
+// from it ({"Bearer <key>"}, shared by every request). It is a function, not
+// a struct, because fmt never prints what a function holds: a Client printed
+// with any verb, even a bad one such as %s or %d, shows an address there.
+type credential func() (key string, header []string)
 
 // resolveAPIKey returns the key to use: apiKey, else $PETSTORE_API_KEY.
 // Empty or blank values count as unset.
-func resolveAPIKey(apiKey string) (*credential, error) {
+func resolveAPIKey(apiKey string) (credential, error) {
 	key := apiKey
 	if strings.TrimSpace(key) == "" {
 		key = os.Getenv(envAPIKey)
@@ -33,5 +31,6 @@ func resolveAPIKey(apiKey string) (*credential, error) {
 			return nil, errors.New("petstore: API key contains a control character (a stray newline?)")
 		}
 	}
-	return &credential{key: key, header: []string{"Bearer " + key}}, nil
+	header := []string{"Bearer " + key}
+	return func() (string, []string) { return key, header }, nil
 }

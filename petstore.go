@@ -80,9 +80,9 @@ const maxSuccessBody = 10 << 20
 // and safe for concurrent use by multiple goroutines; reuse one Client, so
 // that connections are reused too.
 type Client struct {
-	cred      *credential // behind a pointer: printing a Client never shows the key
-	petsURL   string      // <base>/pets, ready to use
-	petsPath  string      // its path, as errors and logs show it
+	cred      credential // a func: printing a Client never shows the key
+	petsURL   string     // <base>/pets, ready to use
+	petsPath  string     // its path, as errors and logs show it
 	userAgent []string
 	get, post *retryablehttp.Client // the retry policy differs by method
 	logger    *slog.Logger          // nil: silent
@@ -198,7 +198,7 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 	case u.Opaque != "" || u.Host == "" || u.Hostname() == "":
 		return nil, fmt.Errorf("URL %q has no host", redactUserinfo(raw))
 	case u.User != nil:
-		return nil, fmt.Errorf("URL %q must not contain user info", u.Redacted())
+		return nil, fmt.Errorf("URL %q must not contain user info", redactUserinfo(raw))
 	case u.RawQuery != "" || u.ForceQuery || strings.Contains(raw, "?"):
 		return nil, fmt.Errorf("URL %q must not contain a query", raw)
 	case u.Fragment != "" || strings.Contains(raw, "#"):
@@ -277,7 +277,8 @@ func (c *Client) do(ctx context.Context, o op, method, rawURL, path string, body
 	if err != nil {
 		return nil, fmt.Errorf("petstore: %s %s: %w", method, path, err)
 	}
-	req.Header["Authorization"] = c.cred.header
+	key, auth := c.cred()
+	req.Header["Authorization"] = auth
 	req.Header["Accept"] = jsonMediaType
 	req.Header["User-Agent"] = c.userAgent
 	if body != nil {
@@ -300,7 +301,7 @@ func (c *Client) do(ctx context.Context, o op, method, rawURL, path string, body
 	}
 	data := bodyBytes(resp.Body)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, newAPIError(method, path, resp, data, c.cred.key)
+		return nil, newAPIError(method, path, resp, data, key)
 	}
 	return data, nil
 }

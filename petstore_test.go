@@ -1,0 +1,591 @@
+package petstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
+)
+
+// sentTo returns the URL and Authorization header of the one ListPets
+// request a Client made with opts sends.
+func sentTo(t *testing.T, key string, opts ...Option) (string, string) {
+	t.Helper()
+	mt := httpmock.NewMockTransport()
+	var gotURL, gotAuth string
+	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+		gotURL, gotAuth = req.URL.String(), req.Header.Get("Authorization")
+		return httpmock.NewStringResponse(200, "[]"), nil
+	})
+	c, err := NewClient(key, append([]Option{WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0)}, opts...)...)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	if _, err := c.ListPets(context.Background(), ListPetsParams{}); err != nil {
+		t.Fatalf("ListPets: %v", err)
+	}
+	return gotURL, gotAuth
+}
+
+func TestNewClientAPIKey(t *testing.T) {
+	tests := []struct {
+		name     string
+		arg, env string
+		wantAuth string
+		wantErr  error
+	}{
+		{"argument", "k-arg", "", "Bearer k-arg", nil},
+		{"argument wins over env", "k-arg", "k-env", "Bearer k-arg", nil},
+		{"env when argument empty", "", "k-env", "Bearer k-env", nil},
+		{"neither", "", "", "", ErrMissingAPIKey},
+		{"blank env counts as unset", "", "  ", "", ErrMissingAPIKey},
+		{"blank argument falls back to env", " ", "k-env", "Bearer k-env", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(envAPIKey, tc.env)
+			if tc.wantErr != nil {
+				_, err := NewClient(tc.arg, WithBaseURL(testBase))
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("NewClient error = %v; want %v", err, tc.wantErr)
+				}
+				return
+			}
+			_, auth := sentTo(t, tc.arg, WithBaseURL(testBase))
+			if auth != tc.wantAuth {
+				t.Errorf("Authorization = %q; want %q", auth, tc.wantAuth)
+			}
+		})
+	}
+}
+
+func TestNewClientRefusesControlCharactersInKey(t *testing.T) {
+	for _, key := range []string{"abc\n", "a\rb", "a\x00b", "a\x7fb", "tab\there"} {
+		t.Run(fmt.Sprintf("%q", key), func(t *testing.T) {
+			t.Setenv(envAPIKey, "")
+			_, err := NewClient(key, WithBaseURL(testBase))
+			if err == nil {
+				t.Fatal("NewClient accepted a key with a control character")
+			}
+			if strings.Contains(err.Error(), key) || strings.Contains(err.Error(), "abc") {
+				t.Errorf("error %q shows the key", err)
+			}
+			if strings.Contains(key, "\x00") {
+				return // the environment cannot hold a NUL
+			}
+			t.Setenv(envAPIKey, key)
+			if _, err := NewClient("", WithBaseURL(testBase)); err == nil {
+				t.Error("NewClient accepted such a key from the environment")
+			}
+		})
+	}
+}
+
+func TestNewClientReadsEnvironmentOnce(t *testing.T) {
+	t.Setenv(envAPIKey, "k-first")
+	t.Setenv(envBaseURL, "https://first.test/v1")
+	mt := httpmock.NewMockTransport()
+	var got []string
+	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+		got = append(got, req.URL.String()+" "+req.Header.Get("Authorization"))
+		return httpmock.NewStringResponse(200, "[]"), nil
+	})
+	c, err := NewClient("", WithHTTPClient(&http.Client{Transport: mt}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(envAPIKey, "k-second")
+	t.Setenv(envBaseURL, "https://second.test/v1")
+	if _, err := c.ListPets(context.Background(), ListPetsParams{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"https://first.test/v1/pets Bearer k-first"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewClientBaseURL(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     string
+		opts    []Option
+		wantURL string
+	}{
+		{"default is production", "", nil, "https://petstore.example.com/v1/pets"},
+		{"staging", "", []Option{WithBaseURL(StagingURL)}, "https://staging.petstore.example.com/v1/pets"},
+		{"trailing slash", "", []Option{WithBaseURL("https://h.test/v1/")}, "https://h.test/v1/pets"},
+		{"deeper path", "", []Option{WithBaseURL("https://h.test/api/v1")}, "https://h.test/api/v1/pets"},
+		{"port", "", []Option{WithBaseURL("https://h.test:8443/v1")}, "https://h.test:8443/v1/pets"},
+		{"env", "https://env.test/v1", nil, "https://env.test/v1/pets"},
+		{"option wins over env", "https://env.test/v1", []Option{WithBaseURL("https://opt.test/v1")}, "https://opt.test/v1/pets"},
+		{"later option wins", "", []Option{WithBaseURL("https://a.test/v1"), WithBaseURL("https://b.test/v1")}, "https://b.test/v1/pets"},
+		{"http to localhost", "", []Option{WithBaseURL("http://localhost:8080/v1")}, "http://localhost:8080/v1/pets"},
+		{"http to 127.0.0.0/8", "", []Option{WithBaseURL("http://127.1.2.3:8080/v1")}, "http://127.1.2.3:8080/v1/pets"},
+		{"http to ::1", "", []Option{WithBaseURL("http://[::1]:8080/v1")}, "http://[::1]:8080/v1/pets"},
+		{"http anywhere with WithInsecureHTTP", "", []Option{WithBaseURL("http://pets.internal/v1"), WithInsecureHTTP()}, "http://pets.internal/v1/pets"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(envBaseURL, tc.env)
+			got, _ := sentTo(t, testKey, tc.opts...)
+			if got != tc.wantURL {
+				t.Errorf("request went to %q; want %q", got, tc.wantURL)
+			}
+		})
+	}
+}
+
+func TestNewClientRefusesBadBaseURL(t *testing.T) {
+	tests := []struct {
+		url        string
+		wantInErr  string
+		hideInErrs string // must not appear in the error
+	}{
+		{"", "scheme", ""},
+		{"petstore.example.com/v1", "scheme", ""},
+		{"ftp://petstore.example.com/v1", "scheme", ""},
+		{"https://", "no host", ""},
+		{"https:opaque", "no host", ""},
+		{"http://petstore.example.com/v1", "clear text", ""},
+		{"http://10.0.0.1/v1", "clear text", ""},
+		{"https://user:hunter2@petstore.example.com/v1", "user info", "hunter2"},
+		{"https://petstore.example.com/v1?x=1", "query", ""},
+		{"https://petstore.example.com/v1?", "query", ""},
+		{"https://petstore.example.com/v1#top", "fragment", ""},
+		{"https://petstore.example.com/v1#", "fragment", ""},
+		{"https://user:hunter2@[bad/v1", "invalid URL", "hunter2"},
+		{"https://petstore.example.com/%zz", "invalid URL", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.url, func(t *testing.T) {
+			_, err := NewClient(testKey, WithBaseURL(tc.url))
+			if err == nil {
+				t.Fatalf("NewClient(WithBaseURL(%q)) succeeded; want an error", tc.url)
+			}
+			if !strings.Contains(err.Error(), tc.wantInErr) {
+				t.Errorf("error %q does not say %q", err, tc.wantInErr)
+			}
+			if tc.hideInErrs != "" && strings.Contains(err.Error(), tc.hideInErrs) {
+				t.Errorf("error %q shows %q", err, tc.hideInErrs)
+			}
+		})
+	}
+	t.Run("from the environment", func(t *testing.T) {
+		t.Setenv(envBaseURL, "http://petstore.example.com/v1")
+		_, err := NewClient(testKey)
+		if err == nil || !strings.Contains(err.Error(), envBaseURL) {
+			t.Errorf("NewClient with a bad %s: error %v; want one naming the variable", envBaseURL, err)
+		}
+	})
+}
+
+func TestNewClientRefusesBadOptions(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  Option
+	}{
+		{"negative retries", WithMaxRetries(-1)},
+		{"min over max", WithRetryWait(2*time.Second, time.Second)},
+		{"negative min", WithRetryWait(-time.Second, time.Second)},
+		{"negative timeout", WithTimeout(-time.Second)},
+		{"nil http client", WithHTTPClient(nil)},
+		{"newline in user agent", WithUserAgent("app\r\nX-Evil: 1")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewClient(testKey, WithBaseURL(testBase), tc.opt)
+			if err == nil || c != nil {
+				t.Errorf("NewClient = %v, %v; want nil and an error", c, err)
+			}
+		})
+	}
+}
+
+func TestNewClientAcceptsEdgeOptions(t *testing.T) {
+	opts := []Option{
+		nil,
+		WithMaxRetries(0),
+		WithRetryWait(0, 0),
+		WithTimeout(0),
+		WithLogger(nil),
+		WithUserAgent(""),
+	}
+	if _, err := NewClient(testKey, append([]Option{WithBaseURL(testBase)}, opts...)...); err != nil {
+		t.Errorf("NewClient: %v", err)
+	}
+}
+
+func TestLaterOptionsOverrideEarlier(t *testing.T) {
+	c, mt := newTestClient(t, WithMaxRetries(5), WithMaxRetries(1))
+	mt.RegisterResponder("GET", testPets, jsonResponder(503, ""))
+	_, err := c.ListPets(context.Background(), ListPetsParams{})
+	if !errors.As(err, new(*APIError)) {
+		t.Fatalf("err = %v; want *APIError", err)
+	}
+	if got := mt.GetTotalCallCount(); got != 2 {
+		t.Errorf("attempts = %d; want 2 (WithMaxRetries(1) given last)", got)
+	}
+}
+
+var uaPattern = regexp.MustCompile(`^petstore-go/` + regexp.QuoteMeta(Version) + ` \(go[^;]+; [a-z0-9]+/[a-z0-9]+\)$`)
+
+func TestRequestHeaders(t *testing.T) {
+	for _, tc := range []struct {
+		name, userAgent, wantUAPrefix string
+	}{
+		{"default user agent", "", ""},
+		{"with user agent", "myapp/1.2", "myapp/1.2 "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t, WithUserAgent(tc.userAgent))
+			var got []http.Header
+			record := func(status int, body string) httpmock.Responder {
+				return func(req *http.Request) (*http.Response, error) {
+					got = append(got, req.Header.Clone())
+					return jsonResponder(status, body)(req)
+				}
+			}
+			mt.RegisterResponder("GET", testPets, record(200, "[]"))
+			mt.RegisterResponder("POST", testPets, record(201, `{"id":1,"name":"Rex","categoryId":1}`))
+			mt.RegisterResponder("GET", testPets+"/7", record(200, `{"id":7,"name":"Rex","categoryId":1}`))
+			for name, err := range callAll(context.Background(), c) {
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+			}
+			if len(got) != 3 {
+				t.Fatalf("got %d requests; want 3", len(got))
+			}
+			for i, h := range got {
+				method := []string{"GET", "POST", "GET"}[i]
+				if v := h.Get("Authorization"); v != "Bearer "+testKey {
+					t.Errorf("%s: Authorization = %q", method, v)
+				}
+				if v := h.Get("Accept"); v != "application/json" {
+					t.Errorf("%s: Accept = %q", method, v)
+				}
+				ua := h.Get("User-Agent")
+				if !strings.HasPrefix(ua, tc.wantUAPrefix) || !uaPattern.MatchString(strings.TrimPrefix(ua, tc.wantUAPrefix)) {
+					t.Errorf("%s: User-Agent = %q; want %q + %v", method, ua, tc.wantUAPrefix, uaPattern)
+				}
+				if !strings.Contains(ua, runtime.Version()) || !strings.Contains(ua, runtime.GOOS+"/"+runtime.GOARCH) {
+					t.Errorf("%s: User-Agent %q lacks the Go version or platform", method, ua)
+				}
+				wantCT := ""
+				if method == "POST" {
+					wantCT = "application/json"
+				}
+				if v := h.Get("Content-Type"); v != wantCT {
+					t.Errorf("%s: Content-Type = %q; want %q", method, v, wantCT)
+				}
+			}
+		})
+	}
+}
+
+func TestWithHTTPClientIsNotModified(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder("GET", testPets, jsonResponder(200, "[]"))
+	redirect := func(*http.Request, []*http.Request) error { return nil }
+	hc := &http.Client{Transport: mt, Timeout: 5 * time.Second, CheckRedirect: redirect}
+	before := *hc
+	c, err := NewClient(testKey, WithBaseURL(testBase), WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListPets(context.Background(), ListPetsParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if hc.Transport != before.Transport || hc.Timeout != before.Timeout || hc.Jar != before.Jar ||
+		fmt.Sprintf("%p", hc.CheckRedirect) != fmt.Sprintf("%p", before.CheckRedirect) {
+		t.Errorf("the http.Client changed: before %+v, after %+v", before, *hc)
+	}
+}
+
+// TestHTTPMockActivateNonDefault checks the documented way to mock a
+// caller's client, before and after NewClient. It uses httpmock's global
+// transport, so it does not run in parallel.
+func TestHTTPMockActivateNonDefault(t *testing.T) {
+	for _, after := range []bool{false, true} {
+		t.Run(fmt.Sprintf("activate after NewClient=%v", after), func(t *testing.T) {
+			hc := &http.Client{}
+			if !after {
+				httpmock.ActivateNonDefault(hc)
+			}
+			c, err := NewClient(testKey, WithBaseURL(testBase), WithHTTPClient(hc), WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if after {
+				httpmock.ActivateNonDefault(hc)
+			}
+			t.Cleanup(httpmock.DeactivateAndReset)
+			httpmock.RegisterResponder("GET", testPets, httpmock.NewStringResponder(200, `[{"id":1,"name":"Rex","categoryId":2}]`))
+			got, err := c.ListPets(context.Background(), ListPetsParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]Pet{{ID: 1, Name: "Rex", CategoryID: 2}}, got); diff != "" {
+				t.Errorf("ListPets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDefaultTransportIsSharedAndPooled(t *testing.T) {
+	c1, err1 := NewClient(testKey, WithBaseURL(testBase))
+	c2, err2 := NewClient(testKey, WithBaseURL(StagingURL))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	b1 := c1.get.HTTPClient.Transport.(*transport).base()
+	b2 := c2.post.HTTPClient.Transport.(*transport).base()
+	if b1 != b2 {
+		t.Error("two Clients without WithHTTPClient use different transports")
+	}
+	if b1 == http.DefaultTransport {
+		t.Error("the shared transport is http.DefaultTransport itself; want a clone")
+	}
+	tr, ok := b1.(*http.Transport)
+	if !ok {
+		t.Fatalf("shared transport is %T", b1)
+	}
+	if tr.MaxIdleConnsPerHost < 64 || tr.Proxy == nil || tr.DialContext == nil {
+		t.Errorf("shared transport: MaxIdleConnsPerHost %d, Proxy set %v, DialContext set %v; want >= 64, true, true",
+			tr.MaxIdleConnsPerHost, tr.Proxy != nil, tr.DialContext != nil)
+	}
+}
+
+// countingServer is an httptest server with the /v1 path that counts the
+// connections it accepts.
+func countingServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, &conns
+}
+
+func TestConnectionsAreReused(t *testing.T) {
+	big := `{"code":"not_found","message":"` + strings.Repeat("x", 20000) + `","status":404}`
+	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/pets":
+			fmt.Fprint(w, `[{"id":1,"name":"Rex","categoryId":2}]`)
+		case "/v1/pets/1":
+			w.WriteHeader(404)
+			fmt.Fprint(w, big)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(500)
+			fmt.Fprint(w, "<html>oops</html>")
+		}
+	})
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := 0; i < 20; i++ {
+		if _, err := c.ListPets(ctx, ListPetsParams{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.GetPet(ctx, 1); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("GetPet(1) = %v; want ErrNotFound", err)
+		}
+		if _, err := c.GetPet(ctx, 2); !errors.As(err, new(*APIError)) {
+			t.Fatalf("GetPet(2) = %v; want *APIError", err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("60 sequential calls opened %d connections; want 1", n)
+	}
+}
+
+// TestConcurrentUseSharesConnections runs 64 goroutines on one Client with
+// the default transport. A first round holds all 64 requests at the server
+// at once, so the pool gets exactly one connection per goroutine (without
+// that, net/http may dial a few spares while connections are handed over).
+// Then 64 goroutines x 20 calls, a third of them error responses, must not
+// open a single new connection: no churn.
+func TestConcurrentUseSharesConnections(t *testing.T) {
+	const goroutines, calls = 64, 20
+	var arrived sync.WaitGroup
+	arrived.Add(goroutines)
+	var warm atomic.Bool
+	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if !warm.Load() {
+			arrived.Done()
+			arrived.Wait()
+		}
+		if r.Method == http.MethodPost {
+			w.WriteHeader(201)
+			fmt.Fprint(w, `{"id":1,"name":"Rex","categoryId":2}`)
+			return
+		}
+		if r.URL.Query().Get("status") == "sold" {
+			w.WriteHeader(401)
+			fmt.Fprint(w, `{"code":"unauthorized","message":"no","status":401}`)
+			return
+		}
+		fmt.Fprint(w, `[{"id":1,"name":"Rex","categoryId":2}]`)
+	})
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(calls int) {
+		var wg sync.WaitGroup
+		errs := make(chan error, goroutines*calls)
+		for g := 0; g < goroutines; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				ctx := context.Background()
+				for i := 0; i < calls; i++ {
+					var err error
+					switch (g + i) % 3 {
+					case 0:
+						_, err = c.ListPets(ctx, ListPetsParams{Limit: 10})
+					case 1:
+						_, err = c.CreatePet(ctx, NewPet{Name: "Rex", CategoryID: 2})
+					case 2:
+						if _, e := c.ListPets(ctx, ListPetsParams{Status: PetStatusSold}); !errors.Is(e, ErrUnauthorized) {
+							err = fmt.Errorf("want ErrUnauthorized, got %v", e)
+						}
+					}
+					if err != nil {
+						errs <- err
+					}
+				}
+			}(g)
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	}
+	run(1)
+	warm.Store(true)
+	afterWarmUp := conns.Load()
+	if afterWarmUp != goroutines {
+		t.Errorf("warm-up with %d requests in flight opened %d connections; want %d", goroutines, afterWarmUp, goroutines)
+	}
+	run(calls)
+	if n := conns.Load(); n != afterWarmUp {
+		t.Errorf("%d goroutines x %d calls opened %d new connections; want 0", goroutines, calls, n-afterWarmUp)
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	var otherHits atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		otherHits.Add(1)
+		fmt.Fprint(w, "[]")
+	}))
+	t.Cleanup(other.Close)
+	var gotAuth atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/pets":
+			if r.Method == http.MethodPost {
+				http.Redirect(w, r, "/v1/pets-moved", http.StatusSeeOther)
+				return
+			}
+			http.Redirect(w, r, "/v1/pets-moved", http.StatusTemporaryRedirect)
+		case "/v1/pets-moved":
+			gotAuth.Store(r.Header.Get("Authorization"))
+			fmt.Fprint(w, `[{"id":1,"name":"Rex","categoryId":2}]`)
+		case "/v1/pets/1":
+			http.Redirect(w, r, other.URL+"/v1/pets/1", http.StatusFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	pets, err := c.ListPets(ctx, ListPetsParams{})
+	if err != nil || len(pets) != 1 {
+		t.Fatalf("same-origin redirect: ListPets = %v, %v; want one pet", pets, err)
+	}
+	if got := gotAuth.Load(); got != "Bearer "+testKey {
+		t.Errorf("same-origin redirect: Authorization = %v", got)
+	}
+
+	var apiErr *APIError
+	_, err = c.GetPet(ctx, 1)
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusFound {
+		t.Errorf("cross-origin redirect: GetPet error = %v; want *APIError with Status 302", err)
+	}
+	if n := otherHits.Load(); n != 0 {
+		t.Errorf("cross-origin redirect was followed (%d requests to the other host)", n)
+	}
+
+	_, err = c.CreatePet(ctx, NewPet{Name: "Rex", CategoryID: 2})
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusSeeOther {
+		t.Errorf("POST redirected to GET: CreatePet error = %v; want *APIError with Status 303", err)
+	}
+}
+
+// TestKeyNeverPrinted prints every value the SDK hands out, in every verb,
+// and looks for the key.
+func TestKeyNeverPrinted(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	// A server that echoes the key in its error body and headers.
+	echo := `{"code":"unauthorized","message":"bad key ` + testKey + `","status":401}`
+	mt.RegisterResponder("GET", testPets, func(req *http.Request) (*http.Response, error) {
+		resp := httpmock.NewStringResponse(401, echo)
+		resp.Header.Set("X-Request-Id", "req-1")
+		resp.Header.Set("WWW-Authenticate", "Bearer "+testKey)
+		return resp, nil
+	})
+	mt.RegisterResponder("POST", testPets, httpmock.NewErrorResponder(errors.New("connection reset")))
+	mt.RegisterResponder("GET", testPets+"/7", httpmock.NewStringResponder(200, "not json"))
+	c, err := NewClient(testKey, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := callAll(context.Background(), c)
+	values := []any{c, *c, errs["ListPets"], errs["CreatePet"], errs["GetPet"]}
+	var apiErr *APIError
+	if !errors.As(errs["ListPets"], &apiErr) {
+		t.Fatalf("ListPets error %v is not *APIError", errs["ListPets"])
+	}
+	values = append(values, apiErr, *apiErr, string(apiErr.Body), apiErr.Message)
+	_, errBadKey := NewClient(testKey+"\n", WithBaseURL(testBase))
+	_, errBadURL := NewClient(testKey, WithBaseURL("http://"+testKey+"@example.com/v1"))
+	values = append(values, errBadKey, errBadURL)
+	for i, v := range values {
+		for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+			if s := fmt.Sprintf(verb, v); strings.Contains(s, testKey) {
+				t.Errorf("value %d (%T) printed with %s shows the key: %s", i, v, verb, s)
+			}
+		}
+	}
+	if !strings.Contains(apiErr.Message, "[REDACTED]") {
+		t.Errorf("APIError.Message = %q; want the echoed key redacted", apiErr.Message)
+	}
+}
