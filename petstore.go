@@ -266,6 +266,9 @@ const (
 // JSON body when it is not nil. It returns the 2xx body for the caller to
 // decode; any other outcome is an error.
 func (c *Client) do(ctx context.Context, o op, method, rawURL, path string, body []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &transportError{method: method, path: path, err: err}
+	}
 	var raw any
 	if body != nil {
 		raw = body

@@ -1,0 +1,277 @@
+package petstore
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp")
+
+func TestListPetsRequest(t *testing.T) {
+	tests := []struct {
+		name      string
+		params    ListPetsParams
+		wantQuery string
+	}{
+		{"defaults send no query", ListPetsParams{}, ""},
+		{"limit", ListPetsParams{Limit: 5}, "limit=5"},
+		{"limit 1", ListPetsParams{Limit: 1}, "limit=1"},
+		{"limit 100", ListPetsParams{Limit: 100}, "limit=100"},
+		{"status", ListPetsParams{Status: PetStatusSold}, "status=sold"},
+		{"both", ListPetsParams{Limit: 20, Status: PetStatusPending}, "limit=20&status=pending"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t)
+			var got capture
+			mt.RegisterResponder("GET", testPets, got.then(jsonResponder(200, "[]")))
+			if _, err := c.ListPets(context.Background(), tc.params); err != nil {
+				t.Fatal(err)
+			}
+			if got.req.Method != "GET" || got.req.URL.Path != "/v1/pets" || got.req.URL.RawQuery != tc.wantQuery {
+				t.Errorf("sent %s %s?%s; want GET /v1/pets?%s", got.req.Method, got.req.URL.Path, got.req.URL.RawQuery, tc.wantQuery)
+			}
+			if got.body != "" {
+				t.Errorf("GET has a body: %q", got.body)
+			}
+		})
+	}
+}
+
+func TestListPetsResponses(t *testing.T) {
+	tests := []struct {
+		name    string
+		status  int
+		body    string
+		want    []Pet
+		wantErr string // "" for success
+	}{
+		{"empty list", 200, `[]`, []Pet{}, ""},
+		{"pets", 200, `[{"id":1,"name":"Rex","categoryId":2,"status":"available"},{"id":2,"name":"Tom","categoryId":3}]`,
+			[]Pet{{ID: 1, Name: "Rex", CategoryID: 2, Status: PetStatusAvailable}, {ID: 2, Name: "Tom", CategoryID: 3}}, ""},
+		{"unknown fields ignored", 200, `[{"id":1,"name":"Rex","categoryId":2,"tags":["a"],"owner":{"x":null}}]`,
+			[]Pet{{ID: 1, Name: "Rex", CategoryID: 2}}, ""},
+		{"unknown status kept", 200, `[{"id":1,"name":"Rex","categoryId":2,"status":"adopted"}]`,
+			[]Pet{{ID: 1, Name: "Rex", CategoryID: 2, Status: "adopted"}}, ""},
+		{"any 2xx", 203, `[]`, []Pet{}, ""},
+		{"largest ids", 200, `[{"id":9223372036854775807,"name":"","categoryId":-9223372036854775808}]`,
+			[]Pet{{ID: math.MaxInt64, CategoryID: math.MinInt64}}, ""},
+		{"null", 200, `null`, nil, "null"},
+		{"object instead of array", 200, `{"id":1,"name":"Rex","categoryId":2}`, nil, "unexpected response body"},
+		{"missing id", 200, `[{"name":"Rex","categoryId":2}]`, nil, "pet 0: pet has no id"},
+		{"missing name", 200, `[{"id":1,"categoryId":2}]`, nil, "no name"},
+		{"null categoryId", 200, `[{"id":1,"name":"Rex","categoryId":null}]`, nil, "no categoryId"},
+		{"null element", 200, `[null]`, nil, "pet 0 is null"},
+		{"wrong type", 200, `[{"id":"1","name":"Rex","categoryId":2}]`, nil, "unexpected response body"},
+		{"id overflows int64", 200, `[{"id":9223372036854775808,"name":"Rex","categoryId":2}]`, nil, "unexpected response body"},
+		{"truncated JSON", 200, `[{"id":1,`, nil, "unexpected response body"},
+		{"empty body", 200, ``, nil, "unexpected response body"},
+		{"HTML", 200, `<html></html>`, nil, "unexpected response body"},
+		{"trailing garbage", 200, `[] x`, nil, "unexpected response body"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t)
+			mt.RegisterResponder("GET", testPets, jsonResponder(tc.status, tc.body))
+			got, err := c.ListPets(context.Background(), ListPetsParams{})
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("ListPets: %v", err)
+				}
+				if got == nil {
+					t.Fatal("ListPets returned a nil slice; want non-nil")
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("ListPets (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || got != nil {
+				t.Fatalf("ListPets = %v, %v; want nil and an error containing %q", got, err, tc.wantErr)
+			}
+			if errors.As(err, new(*APIError)) {
+				t.Errorf("a bad 2xx body gave an *APIError: %v", err)
+			}
+			if !strings.HasPrefix(err.Error(), "petstore: GET /v1/pets: ") {
+				t.Errorf("error %q does not name the call", err)
+			}
+		})
+	}
+}
+
+func TestCreatePetRequest(t *testing.T) {
+	tests := []struct {
+		name string
+		pet  NewPet
+		want string
+	}{
+		{"required fields only", NewPet{Name: "Rex", CategoryID: 3}, `{"name":"Rex","categoryId":3}`},
+		{"with status", NewPet{Name: "Rex", CategoryID: 3, Status: PetStatusPending}, `{"name":"Rex","categoryId":3,"status":"pending"}`},
+		{"category 0 and unicode", NewPet{Name: "Médor \"le\" <chien>", CategoryID: 0}, `{"name":"Médor \"le\" <chien>","categoryId":0}`},
+		{"negative category is sent as is", NewPet{Name: "Rex", CategoryID: -1}, `{"name":"Rex","categoryId":-1}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t)
+			var got capture
+			mt.RegisterResponder("POST", testPets, got.then(jsonResponder(201, `{"id":9,"name":"Rex","categoryId":3}`)))
+			if _, err := c.CreatePet(context.Background(), tc.pet); err != nil {
+				t.Fatal(err)
+			}
+			if got.req.URL.String() != testPets {
+				t.Errorf("POST to %s; want %s", got.req.URL, testPets)
+			}
+			assertJSONEqual(t, tc.want, got.body)
+			if want := len(got.body); got.req.ContentLength != int64(want) {
+				t.Errorf("Content-Length = %d; want %d", got.req.ContentLength, want)
+			}
+		})
+	}
+}
+
+func TestCreatePetResponses(t *testing.T) {
+	tests := []struct {
+		name    string
+		status  int
+		body    string
+		want    *Pet
+		wantErr string
+	}{
+		{"201", 201, `{"id":9,"name":"Rex","categoryId":3,"status":"available"}`, &Pet{ID: 9, Name: "Rex", CategoryID: 3, Status: PetStatusAvailable}, ""},
+		{"200 also succeeds", 200, `{"id":9,"name":"Rex","categoryId":3}`, &Pet{ID: 9, Name: "Rex", CategoryID: 3}, ""},
+		{"unknown status kept", 201, `{"id":9,"name":"Rex","categoryId":3,"status":"reserved","extra":1}`, &Pet{ID: 9, Name: "Rex", CategoryID: 3, Status: "reserved"}, ""},
+		{"empty object", 201, `{}`, nil, "pet has no id"},
+		{"null", 201, `null`, nil, "null"},
+		{"array", 201, `[]`, nil, "unexpected response body"},
+		{"empty body", 201, ``, nil, "unexpected response body"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t)
+			mt.RegisterResponder("POST", testPets, jsonResponder(tc.status, tc.body))
+			got, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 3})
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("CreatePet (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err == nil || got != nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("CreatePet = %v, %v; want nil and an error containing %q", got, err, tc.wantErr)
+			}
+			if !strings.HasPrefix(err.Error(), "petstore: POST /v1/pets: ") {
+				t.Errorf("error %q does not name the call", err)
+			}
+		})
+	}
+}
+
+func TestGetPet(t *testing.T) {
+	tests := []struct {
+		name     string
+		id       int64
+		wantPath string
+	}{
+		{"id", 7, "/v1/pets/7"},
+		{"zero id is sent as is", 0, "/v1/pets/0"},
+		{"negative id is sent as is", -3, "/v1/pets/-3"},
+		{"largest id", math.MaxInt64, "/v1/pets/9223372036854775807"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t)
+			var got capture
+			u := (&url.URL{Scheme: "https", Host: "petstore.test", Path: tc.wantPath}).String()
+			mt.RegisterResponder("GET", u, got.then(jsonResponder(200, `{"id":7,"name":"Rex","categoryId":1}`)))
+			pet, err := c.GetPet(context.Background(), tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.req.URL.Path != tc.wantPath || got.req.URL.RawQuery != "" {
+				t.Errorf("GET %s; want %s", got.req.URL, tc.wantPath)
+			}
+			if diff := cmp.Diff(&Pet{ID: 7, Name: "Rex", CategoryID: 1}, pet); diff != "" {
+				t.Errorf("GetPet (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("404", func(t *testing.T) {
+		c, mt := newTestClient(t)
+		mt.RegisterResponder("GET", testPets+"/7", jsonResponder(404, `{"code":"not_found","message":"pet 7 not found","status":404}`))
+		pet, err := c.GetPet(context.Background(), 7)
+		if pet != nil || !errors.Is(err, ErrNotFound) {
+			t.Fatalf("GetPet = %v, %v; want nil, ErrNotFound", pet, err)
+		}
+		if want := "petstore: GET /v1/pets/7: 404 not_found: pet 7 not found"; err.Error() != want {
+			t.Errorf("error = %q; want %q", err, want)
+		}
+	})
+	t.Run("bad body", func(t *testing.T) {
+		c, mt := newTestClient(t)
+		mt.RegisterResponder("GET", testPets+"/7", jsonResponder(200, `{"id":7}`))
+		pet, err := c.GetPet(context.Background(), 7)
+		if pet != nil || err == nil || !strings.HasPrefix(err.Error(), "petstore: GET /v1/pets/7: unexpected response body") {
+			t.Fatalf("GetPet = %v, %v; want nil and a body error naming the call", pet, err)
+		}
+	})
+}
+
+func TestInvalidParamsSendNothing(t *testing.T) {
+	tests := []struct {
+		name      string
+		call      func(*Client) error
+		wantField string
+	}{
+		{"limit -1", func(c *Client) error { _, err := c.ListPets(context.Background(), ListPetsParams{Limit: -1}); return err }, "Limit"},
+		{"limit 101", func(c *Client) error { _, err := c.ListPets(context.Background(), ListPetsParams{Limit: 101}); return err }, "Limit"},
+		{"list status", func(c *Client) error {
+			_, err := c.ListPets(context.Background(), ListPetsParams{Status: "Available"})
+			return err
+		}, "Status"},
+		{"empty name", func(c *Client) error { _, err := c.CreatePet(context.Background(), NewPet{CategoryID: 1}); return err }, "Name"},
+		{"new pet status", func(c *Client) error {
+			_, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1, Status: "adopted"})
+			return err
+		}, "Status"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t)
+			err := tc.call(c)
+			if !errors.Is(err, ErrInvalidParams) {
+				t.Fatalf("err = %v; want ErrInvalidParams", err)
+			}
+			if !strings.Contains(err.Error(), tc.wantField) {
+				t.Errorf("error %q does not name the field %s", err, tc.wantField)
+			}
+			if errors.As(err, new(*APIError)) {
+				t.Error("a refused call returned an *APIError")
+			}
+			if n := mt.GetTotalCallCount(); n != 0 {
+				t.Errorf("%d requests sent; want none", n)
+			}
+		})
+	}
+}
+
+// TestNoRequestForCanceledContext: a call with a context already done sends
+// nothing and says so.
+func TestNoRequestForCanceledContext(t *testing.T) {
+	c, mt := newTestClient(t)
+	mt.RegisterResponder("GET", testPets, jsonResponder(200, "[]"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.ListPets(ctx, ListPetsParams{})
+	if !errors.Is(err, context.Canceled) || errors.As(err, new(*APIError)) {
+		t.Errorf("err = %v; want context.Canceled and no *APIError", err)
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent; want 0", n)
+	}
+}
