@@ -1,0 +1,283 @@
+package petstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/jarcoal/httpmock"
+)
+
+func TestAPIErrorFromResponses(t *testing.T) {
+	bigBody := `{"code":"x","message":"` + strings.Repeat("m", 10000) + `","status":500}`
+	tests := []struct {
+		name        string
+		status      int
+		header      http.Header
+		body        string
+		want        *APIError
+		wantString  string
+		wantIs      error // nil: none of the three
+		wantBodyLen int   // -1: the whole body
+	}{
+		{
+			name: "400 Error body", status: 400,
+			body:       `{"code":"invalid_body","message":"name is required","status":400}`,
+			want:       &APIError{Status: 400, Code: "invalid_body", Message: "name is required"},
+			wantString: "petstore: GET /v1/pets: 400 invalid_body: name is required",
+			wantIs:     ErrBadRequest, wantBodyLen: -1,
+		},
+		{
+			name: "401 with request id", status: 401,
+			header:     http.Header{"X-Request-Id": {"req-42"}},
+			body:       `{"code":"unauthorized","message":"bad key","status":401}`,
+			want:       &APIError{Status: 401, Code: "unauthorized", Message: "bad key", RequestID: "req-42"},
+			wantString: "petstore: GET /v1/pets: 401 unauthorized: bad key (request id req-42)",
+			wantIs:     ErrUnauthorized, wantBodyLen: -1,
+		},
+		{
+			name: "Request-Id header", status: 404,
+			header: http.Header{"Request-Id": {"r-7"}},
+			body:   `{"code":"not_found","message":"gone","status":404}`,
+			want:   &APIError{Status: 404, Code: "not_found", Message: "gone", RequestID: "r-7"},
+			wantIs: ErrNotFound, wantBodyLen: -1,
+		},
+		{
+			name: "HTTP status wins over the body's", status: 404,
+			body:   `{"code":"oops","message":"m","status":500}`,
+			want:   &APIError{Status: 404, Code: "oops", Message: "m"},
+			wantIs: ErrNotFound, wantBodyLen: -1,
+		},
+		{
+			name: "HTML body", status: 502,
+			header:     http.Header{"Content-Type": {"text/html; charset=utf-8"}},
+			body:       `<html><body>Bad gateway</body></html>`,
+			want:       &APIError{Status: 502, Message: "non-JSON body (text/html, 37 bytes)"},
+			wantString: "petstore: GET /v1/pets: 502: non-JSON body (text/html, 37 bytes)",
+			wantBodyLen: -1,
+		},
+		{
+			name: "empty body", status: 500,
+			want:        &APIError{Status: 500, Message: "empty response body"},
+			wantString:  "petstore: GET /v1/pets: 500: empty response body",
+			wantBodyLen: 0,
+		},
+		{
+			name: "other JSON", status: 403,
+			body:        `{"error":"forbidden"}`,
+			want:        &APIError{Status: 403, Message: "JSON body without code or message (21 bytes)"},
+			wantBodyLen: -1,
+		},
+		{
+			name: "JSON array", status: 409,
+			body:        `["conflict"]`,
+			want:        &APIError{Status: 409, Message: "non-JSON body (unknown type, 12 bytes)"},
+			wantBodyLen: -1,
+		},
+		{
+			name: "message only", status: 418,
+			body:        `{"message":"I'm a teapot"}`,
+			want:        &APIError{Status: 418, Message: "I'm a teapot"},
+			wantString:  "petstore: GET /v1/pets: 418: I'm a teapot",
+			wantBodyLen: -1,
+		},
+		{
+			name: "Retry-After seconds", status: 429,
+			header:      http.Header{"Retry-After": {"3600"}},
+			body:        `{"code":"rate_limited","message":"slow down","status":429}`,
+			want:        &APIError{Status: 429, Code: "rate_limited", Message: "slow down", RetryAfter: time.Hour},
+			wantBodyLen: -1,
+		},
+		{
+			name: "Retry-After on a 404 is kept", status: 404,
+			header:      http.Header{"Retry-After": {"5"}},
+			body:        `{"code":"not_found","message":"gone","status":404}`,
+			want:        &APIError{Status: 404, Code: "not_found", Message: "gone", RetryAfter: 5 * time.Second},
+			wantIs:      ErrNotFound,
+			wantBodyLen: -1,
+		},
+		{
+			name: "long body is cut to 8 KiB", status: 500,
+			body:        bigBody,
+			want:        &APIError{Status: 500, Code: "x", Message: strings.Repeat("m", 10000)},
+			wantBodyLen: 8 << 10,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t, WithMaxRetries(0))
+			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+				resp := httpmock.NewStringResponse(tc.status, tc.body)
+				for k, v := range tc.header {
+					resp.Header[k] = v
+				}
+				return resp, nil
+			})
+			_, err := c.ListPets(context.Background(), ListPetsParams{})
+			var got *APIError
+			if !errors.As(err, &got) {
+				t.Fatalf("err = %v (%T); want *APIError", err, err)
+			}
+			wantBody := tc.body
+			if tc.wantBodyLen >= 0 {
+				wantBody = tc.body[:tc.wantBodyLen]
+			}
+			if string(got.Body) != wantBody {
+				t.Errorf("Body = %d bytes %.40q...; want %d bytes", len(got.Body), got.Body, len(wantBody))
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreUnexported(APIError{}), cmpopts.IgnoreFields(APIError{}, "Body")); diff != "" {
+				t.Errorf("APIError (-want +got):\n%s", diff)
+			}
+			if tc.wantString != "" && got.Error() != tc.wantString {
+				t.Errorf("Error() = %q; want %q", got.Error(), tc.wantString)
+			}
+			for _, sentinel := range []error{ErrBadRequest, ErrUnauthorized, ErrNotFound} {
+				if is := errors.Is(err, sentinel); is != (sentinel == tc.wantIs) {
+					t.Errorf("errors.Is(err, %v) = %v", sentinel, is)
+				}
+			}
+			if errors.Is(err, ErrInvalidParams) {
+				t.Error("an APIError matches ErrInvalidParams")
+			}
+		})
+	}
+}
+
+func TestAPIErrorErrorIsNilSafe(t *testing.T) {
+	var e *APIError
+	if got := e.Error(); got != "petstore: <nil *APIError>" {
+		t.Errorf("nil Error() = %q", got)
+	}
+	if e.Is(ErrNotFound) {
+		t.Error("nil APIError matches ErrNotFound")
+	}
+	// An APIError made by hand (no request) still reads well.
+	if got := (&APIError{Status: 404}).Error(); got != "petstore: 404 Not Found" {
+		t.Errorf("Error() = %q", got)
+	}
+}
+
+func TestErrorBodyReadIsCapped(t *testing.T) {
+	c, mt := newTestClient(t, WithMaxRetries(0))
+	r := &countingReader{n: 10 << 20}
+	mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 500, Header: http.Header{}, Body: r, ContentLength: -1}, nil
+	})
+	_, err := c.ListPets(context.Background(), ListPetsParams{})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 500 {
+		t.Fatalf("err = %v; want *APIError 500", err)
+	}
+	if r.read > maxErrorBody+1 {
+		t.Errorf("read %d bytes of an error body; want at most %d", r.read, maxErrorBody+1)
+	}
+	if !r.closed {
+		t.Error("error body not closed")
+	}
+}
+
+func TestSuccessBodyOver10MiBIsAnError(t *testing.T) {
+	c, mt := newTestClient(t) // retries on: the error must not be retried
+	r := &countingReader{n: 11 << 20}
+	mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+		r.read, r.closed = 0, false
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: r, ContentLength: -1}, nil
+	})
+	pets, err := c.ListPets(context.Background(), ListPetsParams{})
+	if pets != nil || err == nil || !strings.Contains(err.Error(), "exceeds 10 MiB") {
+		t.Fatalf("ListPets = %v, %v; want an error about the size", pets, err)
+	}
+	if errors.As(err, new(*APIError)) {
+		t.Error("size error is an *APIError")
+	}
+	if n := mt.GetTotalCallCount(); n != 1 {
+		t.Errorf("attempts = %d; want 1 (not retried)", n)
+	}
+	if r.read > maxSuccessBody+1 || !r.closed {
+		t.Errorf("read %d bytes, closed %v; want at most %d and closed", r.read, r.closed, maxSuccessBody+1)
+	}
+}
+
+// countingReader is a body of n bytes of JSON-ish filler that counts what
+// is read and whether it was closed.
+type countingReader struct {
+	n, read int
+	closed  bool
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	if r.read >= r.n {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n-r.read)
+	for i := range p[:k] {
+		p[i] = ' '
+	}
+	r.read += k
+	return k, nil
+}
+
+func (r *countingReader) Close() error { r.closed = true; return nil }
+
+func TestBodiesAreClosed(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"success", 200, `[]`},
+		{"API error", 404, `{"code":"not_found","message":"m","status":404}`},
+		{"bad body", 200, `{`},
+		{"retried then given up", 503, ``},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t)
+			var bodies []*closeRecorder
+			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+				b := &closeRecorder{Reader: strings.NewReader(tc.body)}
+				bodies = append(bodies, b)
+				return &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: b, ContentLength: int64(len(tc.body))}, nil
+			})
+			_, _ = c.ListPets(context.Background(), ListPetsParams{})
+			if len(bodies) == 0 {
+				t.Fatal("no request made")
+			}
+			for i, b := range bodies {
+				if !b.closed {
+					t.Errorf("body of attempt %d not closed", i+1)
+				}
+			}
+		})
+	}
+}
+
+type closeRecorder struct {
+	io.Reader
+	closed bool
+}
+
+func (c *closeRecorder) Close() error { c.closed = true; return nil }
+
+func TestTransportErrorsAreWrapped(t *testing.T) {
+	c, mt := newTestClient(t, WithMaxRetries(0))
+	cause := errors.New("connection reset by peer")
+	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(cause))
+	_, err := c.ListPets(context.Background(), ListPetsParams{})
+	if err == nil || errors.As(err, new(*APIError)) {
+		t.Fatalf("err = %v; want a transport error, not *APIError", err)
+	}
+	if !errors.Is(err, cause) || !errors.As(err, new(*url.Error)) {
+		t.Errorf("err = %v; want it to wrap the cause and the *url.Error", err)
+	}
+	if want := "petstore: GET /v1/pets: connection reset by peer"; err.Error() != want {
+		t.Errorf("Error() = %q; want %q", err, want)
+	}
+}
