@@ -1,0 +1,316 @@
+package petstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
+)
+
+var onePet = `[{"id":1,"name":"Rex","categoryId":2}]`
+
+func TestReadsRetryStatuses(t *testing.T) {
+	for status := 400; status <= 504; status++ {
+		if http.StatusText(status) == "" {
+			continue
+		}
+		retried := map[int]bool{408: true, 429: true, 500: true, 502: true, 503: true, 504: true}[status]
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			for name, call := range map[string]func(*Client) error{
+				"ListPets": func(c *Client) error { _, err := c.ListPets(context.Background(), ListPetsParams{}); return err },
+				"GetPet":   func(c *Client) error { _, err := c.GetPet(context.Background(), 1); return err },
+			} {
+				c, mt := newTestClient(t)
+				ok := jsonResponder(200, `{"id":1,"name":"Rex","categoryId":2}`)
+				if name == "ListPets" {
+					ok = jsonResponder(200, onePet)
+				}
+				r := sequence(jsonResponder(status, ""), jsonResponder(status, ""), ok)
+				mt.RegisterResponder("GET", testPets, r)
+				mt.RegisterResponder("GET", testPets+"/1", r)
+				err := call(c)
+				attempts := mt.GetTotalCallCount()
+				if retried {
+					if err != nil || attempts != 3 {
+						t.Errorf("%s: err %v after %d attempts; want success on attempt 3", name, err, attempts)
+					}
+					continue
+				}
+				var apiErr *APIError
+				if !errors.As(err, &apiErr) || apiErr.Status != status || attempts != 1 {
+					t.Errorf("%s: err %v after %d attempts; want *APIError %d after 1", name, err, attempts, status)
+				}
+			}
+		})
+	}
+}
+
+func TestCreatePetRetriesOnlyWhenNothingWasCreated(t *testing.T) {
+	created := jsonResponder(201, `{"id":5,"name":"Rex","categoryId":2}`)
+	dial := &net.OpError{Op: "dial", Net: "tcp", Err: &net.AddrError{Err: "connection refused"}}
+	tests := []struct {
+		name         string
+		first        httpmock.Responder
+		wantAttempts int
+	}{
+		{"429", jsonResponder(429, `{"code":"rate_limited","message":"m","status":429}`), 2},
+		{"dial error", httpmock.NewErrorResponder(dial), 2},
+		{"DNS error", httpmock.NewErrorResponder(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "petstore.test"}}), 2},
+		{"408", jsonResponder(408, ""), 1},
+		{"500", jsonResponder(500, ""), 1},
+		{"502", jsonResponder(502, ""), 1},
+		{"503", jsonResponder(503, ""), 1},
+		{"504", jsonResponder(504, ""), 1},
+		{"reset after sending", httpmock.NewErrorResponder(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}), 1},
+		{"truncated response", httpmock.NewErrorResponder(io.ErrUnexpectedEOF), 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t)
+			mt.RegisterResponder("POST", testPets, sequence(tc.first, created))
+			pet, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 2})
+			if n := mt.GetTotalCallCount(); n != tc.wantAttempts {
+				t.Errorf("attempts = %d; want %d", n, tc.wantAttempts)
+			}
+			if tc.wantAttempts == 2 && (err != nil || pet == nil || pet.ID != 5) {
+				t.Errorf("CreatePet = %v, %v; want the pet created by the retry", pet, err)
+			}
+			if tc.wantAttempts == 1 && err == nil {
+				t.Error("CreatePet succeeded; want the first attempt's error")
+			}
+		})
+	}
+}
+
+func TestReadsRetryTransportErrors(t *testing.T) {
+	for _, cause := range []error{
+		&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET},
+		io.ErrUnexpectedEOF,
+		&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED},
+	} {
+		t.Run(cause.Error(), func(t *testing.T) {
+			c, mt := newTestClient(t)
+			mt.RegisterResponder("GET", testPets, sequence(httpmock.NewErrorResponder(cause), jsonResponder(200, onePet)))
+			pets, err := c.ListPets(context.Background(), ListPetsParams{})
+			if err != nil || len(pets) != 1 || mt.GetTotalCallCount() != 2 {
+				t.Errorf("ListPets = %v, %v after %d attempts; want one pet after 2", pets, err, mt.GetTotalCallCount())
+			}
+		})
+	}
+}
+
+func TestMaxRetries(t *testing.T) {
+	for _, tc := range []struct {
+		opts         []Option
+		wantAttempts int
+	}{
+		{nil, 3}, // default: 2 retries
+		{[]Option{WithMaxRetries(0)}, 1},
+		{[]Option{WithMaxRetries(1)}, 2},
+		{[]Option{WithMaxRetries(4)}, 5},
+	} {
+		c, mt := newTestClient(t, tc.opts...)
+		mt.RegisterResponder("GET", testPets, sequence(jsonResponder(503, "first"), jsonResponder(503, "second"), jsonResponder(502, "last")))
+		_, err := c.ListPets(context.Background(), ListPetsParams{})
+		if n := mt.GetTotalCallCount(); n != tc.wantAttempts {
+			t.Errorf("attempts = %d; want %d", n, tc.wantAttempts)
+		}
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) {
+			t.Fatalf("err = %v; want the last response as *APIError", err)
+		}
+		wantStatus, wantBody := 503, []string{"first", "second", "last"}[min(tc.wantAttempts, 3)-1]
+		if tc.wantAttempts >= 3 {
+			wantStatus = 502
+		}
+		if apiErr.Status != wantStatus || string(apiErr.Body) != wantBody {
+			t.Errorf("APIError %d %q; want the last response, %d %q", apiErr.Status, apiErr.Body, wantStatus, wantBody)
+		}
+		if strings.Contains(err.Error(), "giving up") {
+			t.Errorf("error %q is retryablehttp's, not ours", err)
+		}
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	future := time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat)
+	tests := []struct {
+		name           string
+		status         int
+		retryAfter     string
+		wantAttempts   int
+		wantRetryAfter time.Duration // approximate for dates
+	}{
+		// The computed wait would be an hour: only Retry-After makes these fast.
+		{"429 retry after 0 replaces the wait", 429, "0", 3, 0},
+		{"503 retry after 0 replaces the wait", 503, "0", 3, 0},
+		{"longer than max: not waited for", 429, "7200", 1, 2 * time.Hour},
+		{"HTTP date longer than max", 503, future, 1, 2 * time.Hour},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t, WithRetryWait(time.Hour, time.Hour))
+			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+				resp := httpmock.NewStringResponse(tc.status, `{"code":"busy","message":"later","status":0}`)
+				resp.Header.Set("Retry-After", tc.retryAfter)
+				return resp, nil
+			})
+			var err error
+			wait(t, 10*time.Second, func() { _, err = c.ListPets(context.Background(), ListPetsParams{}) })
+			if n := mt.GetTotalCallCount(); n != tc.wantAttempts {
+				t.Errorf("attempts = %d; want %d", n, tc.wantAttempts)
+			}
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.Status != tc.status {
+				t.Fatalf("err = %v; want *APIError %d", err, tc.status)
+			}
+			if d := apiErr.RetryAfter - tc.wantRetryAfter; d < -time.Minute || d > time.Minute {
+				t.Errorf("RetryAfter = %v; want about %v", apiErr.RetryAfter, tc.wantRetryAfter)
+			}
+		})
+	}
+}
+
+func TestContextEndsBackoffAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"cancel", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(20*time.Millisecond, cancel)
+			return ctx, cancel
+		}, context.Canceled},
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 20*time.Millisecond)
+		}, context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := newTestClient(t, WithRetryWait(time.Hour, time.Hour))
+			mt.RegisterResponder("GET", testPets, jsonResponder(503, ""))
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			var err error
+			wait(t, 10*time.Second, func() { _, err = c.ListPets(ctx, ListPetsParams{}) })
+			if !errors.Is(err, tc.want) {
+				t.Errorf("err = %v; want %v", err, tc.want)
+			}
+			if n := mt.GetTotalCallCount(); n != 1 {
+				t.Errorf("attempts = %d; want 1", n)
+			}
+			if !strings.HasPrefix(err.Error(), "petstore: GET /v1/pets: ") {
+				t.Errorf("error %q does not name the call", err)
+			}
+		})
+	}
+}
+
+// stallingServer answers nothing until the test ends; it counts requests.
+func stallingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var hits atomic.Int64
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	return srv, &hits
+}
+
+func TestPerAttemptTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		call         func(*Client) error
+		opts         []Option
+		wantAttempts int64
+	}{
+		{"GET is retried", func(c *Client) error { _, err := c.ListPets(context.Background(), ListPetsParams{}); return err },
+			[]Option{WithTimeout(50 * time.Millisecond)}, 3},
+		{"POST is not", func(c *Client) error {
+			_, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1})
+			return err
+		}, []Option{WithTimeout(50 * time.Millisecond)}, 1},
+		{"http.Client's Timeout is the default", func(c *Client) error {
+			_, err := c.ListPets(context.Background(), ListPetsParams{})
+			return err
+		}, []Option{WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithMaxRetries(0)}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, hits := stallingServer(t)
+			opts := append([]Option{WithBaseURL(srv.URL + "/v1"), WithRetryWait(time.Millisecond, time.Millisecond)}, tc.opts...)
+			c, err := NewClient(testKey, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wait(t, 10*time.Second, func() { err = tc.call(c) })
+			if !errors.Is(err, context.DeadlineExceeded) || errors.As(err, new(*APIError)) {
+				t.Errorf("err = %v; want context.DeadlineExceeded, not *APIError", err)
+			}
+			if err != nil && !strings.Contains(err.Error(), "attempt timed out after 50ms") {
+				t.Errorf("error %q does not say the attempt timed out", err)
+			}
+			if n := hits.Load(); n != tc.wantAttempts {
+				t.Errorf("server saw %d attempts; want %d", n, tc.wantAttempts)
+			}
+		})
+	}
+}
+
+func TestWithTimeoutOverridesHTTPClientTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond)
+		fmt.Fprint(w, onePet)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(0),
+		WithHTTPClient(&http.Client{Timeout: 10 * time.Millisecond}), WithTimeout(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pets, err := c.ListPets(context.Background(), ListPetsParams{})
+	if err != nil {
+		t.Fatalf("ListPets: %v; want WithTimeout(10s) to win over the client's 10ms", err)
+	}
+	if diff := cmp.Diff([]Pet{{ID: 1, Name: "Rex", CategoryID: 2}}, pets); diff != "" {
+		t.Errorf("ListPets (-want +got):\n%s", diff)
+	}
+}
+
+// TestCreatePetRetriesRefusedConnections uses a real closed port: the dial
+// fails, nothing can have been created, so CreatePet is retried.
+func TestCreatePetRetriesRefusedConnections(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	logs := &recordHandler{}
+	c, err := NewClient(testKey, WithBaseURL("http://"+addr+"/v1"), WithRetryWait(time.Millisecond, time.Millisecond), WithLogger(logs.logger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1})
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("err = %v; want connection refused", err)
+	}
+	if n := len(logs.attempts()); n != 3 {
+		t.Errorf("logged %d attempts; want 3", n)
+	}
+}
