@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +110,3 @@ func wait(t *testing.T, limit time.Duration, f func()) {
 		t.Fatalf("call still blocked after %v", limit)
 	}
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
