@@ -57,10 +57,10 @@ func TestAPIErrorFromResponses(t *testing.T) {
 		},
 		{
 			name: "HTML body", status: 502,
-			header:     http.Header{"Content-Type": {"text/html; charset=utf-8"}},
-			body:       `<html><body>Bad gateway</body></html>`,
-			want:       &APIError{Status: 502, Message: "non-JSON body (text/html, 37 bytes)"},
-			wantString: "petstore: GET /v1/pets: 502: non-JSON body (text/html, 37 bytes)",
+			header:      http.Header{"Content-Type": {"text/html; charset=utf-8"}},
+			body:        `<html><body>Bad gateway</body></html>`,
+			want:        &APIError{Status: 502, Message: "non-JSON body (text/html, 37 bytes)"},
+			wantString:  "petstore: GET /v1/pets: 502: non-JSON body (text/html, 37 bytes)",
 			wantBodyLen: -1,
 		},
 		{

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp")
+	"github.com/google/go-cmp/cmp"
+)
 
 func TestListPetsRequest(t *testing.T) {
 	tests := []struct {
@@ -228,8 +229,14 @@ func TestInvalidParamsSendNothing(t *testing.T) {
 		call      func(*Client) error
 		wantField string
 	}{
-		{"limit -1", func(c *Client) error { _, err := c.ListPets(context.Background(), ListPetsParams{Limit: -1}); return err }, "Limit"},
-		{"limit 101", func(c *Client) error { _, err := c.ListPets(context.Background(), ListPetsParams{Limit: 101}); return err }, "Limit"},
+		{"limit -1", func(c *Client) error {
+			_, err := c.ListPets(context.Background(), ListPetsParams{Limit: -1})
+			return err
+		}, "Limit"},
+		{"limit 101", func(c *Client) error {
+			_, err := c.ListPets(context.Background(), ListPetsParams{Limit: 101})
+			return err
+		}, "Limit"},
 		{"list status", func(c *Client) error {
 			_, err := c.ListPets(context.Background(), ListPetsParams{Status: "Available"})
 			return err
