@@ -1,0 +1,67 @@
+package petstoretest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net/http"
+	"time"
+
+	"github.com/petstore/petstore-go"
+	"github.com/petstore/petstore-go/petstoretest"
+)
+
+func ExampleNewServer() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	srv.AddPet(petstore.NewPet{Name: "Rex", CategoryID: 1, Status: petstore.PetStatusAvailable})
+
+	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.CreatePet(context.Background(), petstore.NewPet{Name: "Tom", CategoryID: 2}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("created:", srv.Created())
+	fmt.Println("stored:", srv.Pets())
+	// Output:
+	// created: [{2 Tom 2 }]
+	// stored: [{1 Rex 1 available} {2 Tom 2 }]
+}
+
+func ExampleServer_InjectFault() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL),
+		petstore.WithRetryWait(10*time.Millisecond, 100*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	// The next two ListPets requests answer 503: the client retries.
+	srv.InjectFault(petstoretest.Fault{Operation: "ListPets", Status: http.StatusServiceUnavailable, Count: 2})
+	_, err = c.ListPets(ctx, petstore.ListPetsParams{})
+	fmt.Println("after two 503s:", err, "- requests:", srv.Requests())
+
+	// A 429 asking to come back in a minute: the client does not wait that long.
+	srv.InjectFault(petstoretest.Fault{Status: http.StatusTooManyRequests, RetryAfter: time.Minute})
+	_, err = c.ListPets(ctx, petstore.ListPetsParams{})
+	var apiErr *petstore.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println("429: retry after", apiErr.RetryAfter)
+	}
+
+	// A request that stalls longer than the caller is ready to wait.
+	srv.InjectFault(petstoretest.Fault{Delay: time.Minute})
+	ctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err = c.CreatePet(ctx, petstore.NewPet{Name: "Rex", CategoryID: 1})
+	fmt.Println("stalled:", errors.Is(err, context.DeadlineExceeded))
+	// Output:
+	// after two 503s: <nil> - requests: 3
+	// 429: retry after 1m0s
+	// stalled: true
+}
