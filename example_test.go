@@ -1,0 +1,138 @@
+package petstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/petstore/petstore-go"
+	"github.com/petstore/petstore-go/petstoretest"
+)
+
+// This example lists the available animals, adds one, and lists them again,
+// against the in-memory fake from package petstoretest. Against the real
+// service, use petstore.NewClient("") with PETSTORE_API_KEY set.
+func Example() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	srv.AddPet(petstore.NewPet{Name: "Rex", CategoryID: 1, Status: petstore.PetStatusAvailable})
+
+	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	available := petstore.ListPetsParams{Status: petstore.PetStatusAvailable}
+
+	pets, err := c.ListPets(ctx, available)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("before:", len(pets), "available")
+
+	pet, err := c.CreatePet(ctx, petstore.NewPet{Name: "Bella", CategoryID: 2, Status: petstore.PetStatusAvailable})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("created:", pet.ID, pet.Name)
+
+	pets, err = c.ListPets(ctx, available)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range pets {
+		fmt.Println(p.ID, p.Name, p.Status)
+	}
+	// Output:
+	// before: 1 available
+	// created: 2 Bella
+	// 1 Rex available
+	// 2 Bella available
+}
+
+func ExampleNewClient() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+
+	// With "" as the key, NewClient reads PETSTORE_API_KEY. Without
+	// WithBaseURL, it uses PETSTORE_BASE_URL, else petstore.ProductionURL.
+	c, err := petstore.NewClient(srv.APIKey,
+		petstore.WithBaseURL(srv.URL), // for example petstore.StagingURL
+		petstore.WithTimeout(10*time.Second),
+		petstore.WithMaxRetries(3),
+		petstore.WithUserAgent("myapp/1.2"),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pets, err := c.ListPets(context.Background(), petstore.ListPetsParams{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(pets), "pets")
+	// Output: 0 pets
+}
+
+func ExampleClient_ListPets() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	srv.AddPet(petstore.NewPet{Name: "Rex", CategoryID: 1, Status: petstore.PetStatusAvailable})
+	srv.AddPet(petstore.NewPet{Name: "Tom", CategoryID: 2, Status: petstore.PetStatusSold})
+
+	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	pets, err := c.ListPets(context.Background(), petstore.ListPetsParams{Limit: 10, Status: petstore.PetStatusAvailable})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, p := range pets {
+		fmt.Println(p.Name, p.Status)
+	}
+	// Output: Rex available
+}
+
+func ExampleClient_CreatePet() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+
+	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	pet, err := c.CreatePet(context.Background(), petstore.NewPet{
+		Name:       "Bella",
+		CategoryID: 2,
+		Status:     petstore.PetStatusPending, // optional
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%+v\n", *pet)
+	// Output: {ID:1 Name:Bella CategoryID:2 Status:pending}
+}
+
+func ExampleAPIError() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+
+	c, err := petstore.NewClient("wrong-key", petstore.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = c.ListPets(context.Background(), petstore.ListPetsParams{})
+
+	if errors.Is(err, petstore.ErrUnauthorized) {
+		fmt.Println("the API key was refused")
+	}
+	var apiErr *petstore.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.Status, apiErr.Code, apiErr.Message)
+	}
+	// Output:
+	// the API key was refused
+	// 401 unauthorized invalid API key
+}
