@@ -2,7 +2,6 @@ package petstore
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"mime"
 	"net/http"
@@ -119,24 +118,17 @@ func newAPIError(method, path string, resp *http.Response, body []byte, key stri
 		e.Body = bytes.Clone(body)
 	}
 
-	var shape struct {
-		Code    *string `json:"code"`
-		Message *string `json:"message"`
-	}
-	switch {
-	case len(bytes.TrimSpace(body)) == 0:
+	if len(bytes.TrimSpace(body)) == 0 {
 		e.Message = "empty response body"
-	case json.Unmarshal(body, &shape) != nil:
+		return e
+	}
+	switch shape, err := decodeErrorBody(body); {
+	case err != nil:
 		e.Message = describeBody(resp.Header.Get("Content-Type"), len(body))
-	case shape.Code == nil && shape.Message == nil:
+	case !shape.hasCode && !shape.hasMessage:
 		e.Message = "JSON body without code or message (" + strconv.Itoa(len(body)) + " bytes)"
 	default:
-		if shape.Code != nil {
-			e.Code = *shape.Code
-		}
-		if shape.Message != nil {
-			e.Message = *shape.Message
-		}
+		e.Code, e.Message = shape.code, shape.message
 	}
 	return e
 }

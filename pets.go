@@ -3,7 +3,6 @@ package petstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -128,67 +127,4 @@ func (c *Client) GetPet(ctx context.Context, id int64) (*Pet, error) {
 // decodeError reports a 2xx body that is not what the interface documents.
 func decodeError(method, path string, err error) error {
 	return fmt.Errorf("petstore: %s %s: unexpected response body: %w", method, path, err)
-}
-
-// wirePet is a Pet as JSON, with pointers to see which fields are present.
-type wirePet struct {
-	ID         *int64     `json:"id"`
-	Name       *string    `json:"name"`
-	CategoryID *int64     `json:"categoryId"`
-	Status     *PetStatus `json:"status"`
-}
-
-func (w *wirePet) pet() (Pet, error) {
-	switch {
-	case w.ID == nil:
-		return Pet{}, errors.New("pet has no id")
-	case w.Name == nil:
-		return Pet{}, errors.New("pet has no name")
-	case w.CategoryID == nil:
-		return Pet{}, errors.New("pet has no categoryId")
-	}
-	p := Pet{ID: *w.ID, Name: *w.Name, CategoryID: *w.CategoryID}
-	if w.Status != nil {
-		p.Status = *w.Status
-	}
-	return p, nil
-}
-
-// decodePet decodes one Pet object; its required fields must be present.
-func decodePet(data []byte) (*Pet, error) {
-	var w *wirePet
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, err
-	}
-	if w == nil {
-		return nil, errors.New("null instead of a pet")
-	}
-	p, err := w.pet()
-	if err != nil {
-		return nil, err
-	}
-	return &p, nil
-}
-
-// decodePets decodes a JSON array of Pet objects.
-func decodePets(data []byte) ([]Pet, error) {
-	var ws []*wirePet
-	if err := json.Unmarshal(data, &ws); err != nil {
-		return nil, err
-	}
-	if ws == nil {
-		return nil, errors.New("null instead of an array of pets")
-	}
-	pets := make([]Pet, len(ws))
-	for i, w := range ws {
-		if w == nil {
-			return nil, fmt.Errorf("pet %d is null", i)
-		}
-		p, err := w.pet()
-		if err != nil {
-			return nil, fmt.Errorf("pet %d: %w", i, err)
-		}
-		pets[i] = p
-	}
-	return pets, nil
 }
