@@ -19,8 +19,8 @@ type Fault struct {
 	// ends early when the client gives up or the server is closed.
 	Delay time.Duration
 	// Status, when not 0, is the status of the answer (400..599, with an
-	// Error body) instead of the normal one, such as 503. With Status 0, the request is
-	// served normally after Delay.
+	// Error body) instead of the normal one, such as 503. With Status 0,
+	// the request is served normally after Delay.
 	Status int
 	// RetryAfter, when positive, is sent with Status as a Retry-After
 	// header, in whole seconds rounded up.

@@ -97,8 +97,8 @@ func NewServer() *Server {
 // basePath is the version segment the server serves under.
 const basePath = "/v1"
 
-// Close shuts the server down, ending stalled requests at once, and blocks
-// until all outstanding requests have completed. Calling it again does
+// Close shuts the server down, ending stalled requests at once (with a 503),
+// and blocks until all outstanding requests have completed. Calling it again does
 // nothing.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {

@@ -564,7 +564,7 @@ func TestFaultDelayTimesOutAttempt(t *testing.T) {
 	srv := newServer(t)
 	// Stalls far longer than the test: only the client's timeout ends it.
 	srv.InjectFault(petstoretest.Fault{Operation: "ListPets", Delay: time.Hour})
-	c := newClient(t, srv, petstore.WithMaxRetries(1), petstore.WithTimeout(50*time.Millisecond))
+	c := newClient(t, srv, petstore.WithMaxRetries(1), petstore.WithTimeout(250*time.Millisecond))
 	pets, err := c.ListPets(context.Background(), petstore.ListPetsParams{Limit: 1})
 	if err != nil {
 		t.Fatalf("ListPets: %v, want success on the retry", err)
