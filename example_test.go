@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
 	"time"
 
+	"github.com/jarcoal/httpmock"
 	"github.com/petstore/petstore-go"
 	"github.com/petstore/petstore-go/petstoretest"
 )
@@ -135,4 +137,26 @@ func ExampleAPIError() {
 	// Output:
 	// the API key was refused
 	// 401 unauthorized invalid API key
+}
+
+// This example mocks the API at the HTTP level with httpmock, through a
+// transport given to WithHTTPClient: no server, no network.
+func ExampleWithHTTPClient() {
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodGet, "https://petstore.test/v1/pets",
+		httpmock.NewJsonResponderOrPanic(http.StatusOK, []petstore.Pet{{ID: 1, Name: "Rex", CategoryID: 1}}))
+
+	c, err := petstore.NewClient("test-key",
+		petstore.WithBaseURL("https://petstore.test/v1"),
+		petstore.WithHTTPClient(&http.Client{Transport: mt}),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	pets, err := c.ListPets(context.Background(), petstore.ListPetsParams{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(pets[0].Name, "- calls:", mt.GetTotalCallCount())
+	// Output: Rex - calls: 1
 }
