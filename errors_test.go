@@ -281,3 +281,16 @@ func TestTransportErrorsAreWrapped(t *testing.T) {
 		t.Errorf("Error() = %q; want %q", err, want)
 	}
 }
+
+func TestErrorsNameThePathWithoutABasePath(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder("GET", "https://h.test/pets", jsonResponder(404, `{"code":"not_found","message":"m","status":404}`))
+	c, err := NewClient(testKey, WithBaseURL("https://h.test"), WithHTTPClient(&http.Client{Transport: mt}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ListPets(context.Background(), ListPetsParams{})
+	if want := "petstore: GET /pets: 404 not_found: m"; err == nil || err.Error() != want {
+		t.Errorf("err = %v; want %q", err, want)
+	}
+}

@@ -151,10 +151,14 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	}
 
 	pets := base.JoinPath("pets")
+	petsPath := pets.EscapedPath()
+	if !strings.HasPrefix(petsPath, "/") {
+		petsPath = "/" + petsPath // a base URL with no path at all
+	}
 	c := &Client{
 		cred:      cred,
 		petsURL:   pets.String(),
-		petsPath:  pets.EscapedPath(),
+		petsPath:  petsPath,
 		userAgent: []string{userAgent(cfg.userAgent)},
 		logger:    cfg.logger,
 		warned:    new(warnings),

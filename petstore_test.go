@@ -129,6 +129,7 @@ func TestNewClientBaseURL(t *testing.T) {
 		{"trailing slash", "", []Option{WithBaseURL("https://h.test/v1/")}, "https://h.test/v1/pets"},
 		{"deeper path", "", []Option{WithBaseURL("https://h.test/api/v1")}, "https://h.test/api/v1/pets"},
 		{"port", "", []Option{WithBaseURL("https://h.test:8443/v1")}, "https://h.test:8443/v1/pets"},
+		{"no path", "", []Option{WithBaseURL("https://h.test")}, "https://h.test/pets"},
 		{"env", "https://env.test/v1", nil, "https://env.test/v1/pets"},
 		{"option wins over env", "https://env.test/v1", []Option{WithBaseURL("https://opt.test/v1")}, "https://opt.test/v1/pets"},
 		{"later option wins", "", []Option{WithBaseURL("https://a.test/v1"), WithBaseURL("https://b.test/v1")}, "https://b.test/v1/pets"},
