@@ -2,7 +2,9 @@ package petstore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -121,6 +123,16 @@ func (d *decoder) str() (raw []byte, plain bool, err error) {
 	i := start
 	plain = true
 	for {
+		// Eight bytes at a time while none needs a look, then one by one.
+		for i+8 <= len(data) {
+			x := binary.LittleEndian.Uint64(data[i:])
+			m := special(x)
+			if m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
 		for i < len(data) && strPlain[data[i]] {
 			i++
 		}
@@ -162,6 +174,19 @@ func (d *decoder) str() (raw []byte, plain bool, err error) {
 			i++
 		}
 	}
+}
+
+// special returns a word whose lowest set bit is the high bit of the first
+// byte of x (little-endian) that strPlain refuses: a quote, a backslash, a
+// control character or a byte >= 0x80. Higher bits may be set spuriously.
+func special(x uint64) uint64 {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	q := x ^ (ones * '"')
+	b := x ^ (ones * '\\')
+	return ((q-ones)&^q | (b-ones)&^b | (x - ones*0x20) | x) & high
 }
 
 func unhex(c byte) rune {
@@ -234,8 +259,12 @@ func nextRune(s []byte, i int) (r rune, n int, copy bool) {
 func unquote(dst, s []byte) []byte {
 	for i := 0; i < len(s); {
 		if strPlain[s[i]] {
-			dst = append(dst, s[i])
-			i++
+			j := i + 1
+			for j < len(s) && strPlain[s[j]] {
+				j++
+			}
+			dst = append(dst, s[i:j]...)
+			i = j
 			continue
 		}
 		r, n, copy := nextRune(s, i)
@@ -275,6 +304,16 @@ func unquotedLen(s []byte) int {
 // simple-fold orbit. The only runes outside ASCII that fold into it are
 // U+017F (long s, folds with S) and U+212A (Kelvin sign, folds with K).
 func matchField(raw []byte, plain bool) field {
+	switch string(raw) { // the usual spelling first
+	case "id":
+		return fieldID
+	case "name":
+		return fieldName
+	case "categoryId":
+		return fieldCategoryID
+	case "status":
+		return fieldStatus
+	}
 	if plain {
 		return matchFolded(raw)
 	}
@@ -364,12 +403,12 @@ func (d *decoder) int64Value() (int64, error) {
 	} else {
 		start := i
 		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			u = u*10 + uint64(data[i]-'0')
+			u = u*10 + uint64(data[i]-'0') // wraps past 20 digits, refused below
 			i++
-			if i-start > 19 {
-				d.pos = start
-				return 0, d.errorf("number out of int64 range")
-			}
+		}
+		if i-start > 19 {
+			d.pos = start
+			return 0, d.errorf("number out of int64 range")
 		}
 	}
 	if i < len(data) && (data[i] == '.' || data[i] == 'e' || data[i] == 'E') {
@@ -552,7 +591,7 @@ func (d *decoder) object(w *wirePetFields, depth int) error {
 		if d.ws() != '"' {
 			return d.syntaxError()
 		}
-		key, plain, err := d.str()
+		f, err := d.key()
 		if err != nil {
 			return err
 		}
@@ -560,7 +599,7 @@ func (d *decoder) object(w *wirePetFields, depth int) error {
 			return d.syntaxError()
 		}
 		d.pos++
-		switch matchField(key, plain) {
+		switch f {
 		case fieldID:
 			w.hasID, err = d.intField(&w.id)
 		case fieldCategoryID:
@@ -585,6 +624,31 @@ func (d *decoder) object(w *wirePetFields, depth int) error {
 			return d.syntaxError()
 		}
 	}
+}
+
+// key reads a member name at d.pos (at its quote) and returns the field
+// it names. The usual spellings are recognized without scanning.
+func (d *decoder) key() (field, error) {
+	rest := d.data[d.pos:]
+	switch {
+	case len(rest) >= 4 && string(rest[:4]) == `"id"`:
+		d.pos += 4
+		return fieldID, nil
+	case len(rest) >= 6 && string(rest[:6]) == `"name"`:
+		d.pos += 6
+		return fieldName, nil
+	case len(rest) >= 12 && string(rest[:12]) == `"categoryId"`:
+		d.pos += 12
+		return fieldCategoryID, nil
+	case len(rest) >= 8 && string(rest[:8]) == `"status"`:
+		d.pos += 8
+		return fieldStatus, nil
+	}
+	raw, plain, err := d.str()
+	if err != nil {
+		return fieldUnknown, err
+	}
+	return matchField(raw, plain), nil
 }
 
 // intField reads an int64 or null into *v; ok is false for null.
@@ -649,6 +713,7 @@ func decodePets(data []byte) ([]Pet, error) {
 	n := min(bytes.Count(data[d.pos:], []byte{'{'}), len(data)/minPetLen+1)
 	pets := make([]Pet, 0, n)
 	namesLen := 0
+	allPlain := true // no name needs unquoting
 	if d.ws() == ']' {
 		d.pos++
 	} else {
@@ -679,6 +744,7 @@ func decodePets(data []byte) ([]Pet, error) {
 					namesLen += len(w.name)
 				} else {
 					namesLen += unquotedLen(w.name)
+					allPlain = false
 				}
 			}
 			pets = append(pets, p)
@@ -705,6 +771,12 @@ func decodePets(data []byte) ([]Pet, error) {
 	for i := range pets {
 		raw := pets[i].Name
 		if raw == "" {
+			continue
+		}
+		if allPlain {
+			n := copy(buf[off:], raw)
+			pets[i].Name = names[off : off+n]
+			off += n
 			continue
 		}
 		out := unquote(buf[off:off:namesLen], unsafe.Slice(unsafe.StringData(raw), len(raw)))
