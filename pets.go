@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 )
 
@@ -58,18 +57,24 @@ func (c *Client) ListPets(ctx context.Context, p ListPetsParams) ([]Pet, error) 
 	if p.Status != "" && !p.Status.valid() {
 		return nil, fmt.Errorf("%w: ListPetsParams.Status is %q; want available, pending, sold or empty", ErrInvalidParams, p.Status)
 	}
-	u := c.petsURL
+	// The query as url.Values.Encode writes it (keys sorted); the values
+	// need no escaping: digits, and one of the three statuses.
+	var query string
 	if p.Limit != 0 || p.Status != "" {
-		q := make(url.Values, 2)
+		var buf [48]byte
+		q := buf[:0]
 		if p.Limit != 0 {
-			q["limit"] = []string{strconv.Itoa(p.Limit)}
+			q = strconv.AppendInt(append(q, "limit="...), int64(p.Limit), 10)
 		}
 		if p.Status != "" {
-			q["status"] = []string{string(p.Status)}
+			if len(q) > 0 {
+				q = append(q, '&')
+			}
+			q = append(append(q, "status="...), p.Status...)
 		}
-		u += "?" + q.Encode()
+		query = string(q)
 	}
-	body, err := c.do(ctx, opListPets, http.MethodGet, u, c.petsPath, nil)
+	body, err := c.do(ctx, opListPets, http.MethodGet, 0, query, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +99,7 @@ func (c *Client) CreatePet(ctx context.Context, p NewPet) (*Pet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("petstore: CreatePet: %w", err)
 	}
-	body, err := c.do(ctx, opCreatePet, http.MethodPost, c.petsURL, c.petsPath, in)
+	body, err := c.do(ctx, opCreatePet, http.MethodPost, 0, "", in)
 	if err != nil {
 		return nil, err
 	}
@@ -112,14 +117,13 @@ func (c *Client) CreatePet(ctx context.Context, p NewPet) (*Pet, error) {
 // [Client.ListPets] with a Status filter instead.
 func (c *Client) GetPet(ctx context.Context, id int64) (*Pet, error) {
 	c.warnDeprecated(ctx)
-	path := c.petsPath + "/" + strconv.FormatInt(id, 10)
-	body, err := c.do(ctx, opGetPet, http.MethodGet, c.petsURL+"/"+strconv.FormatInt(id, 10), path, nil)
+	body, err := c.do(ctx, opGetPet, http.MethodGet, id, "", nil)
 	if err != nil {
 		return nil, err
 	}
 	pet, err := decodePet(body)
 	if err != nil {
-		return nil, decodeError(http.MethodGet, path, err)
+		return nil, decodeError(http.MethodGet, c.path(opGetPet, id), err)
 	}
 	return pet, nil
 }

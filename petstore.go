@@ -83,6 +83,8 @@ type Client struct {
 	cred      credential // a func: printing a Client never shows the key
 	petsURL   string     // <base>/pets, ready to use
 	petsPath  string     // its path, as errors and logs show it
+	pets      url.URL    // petsURL parsed: every request's URL starts as a copy
+	host      string     // the Host of every request, as http.NewRequest sets it
 	userAgent []string
 	get, post *retryablehttp.Client // the retry policy differs by method
 	logger    *slog.Logger          // nil: silent
@@ -163,6 +165,14 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		logger:    cfg.logger,
 		warned:    new(warnings),
 	}
+	tmpl, err := url.Parse(c.petsURL)
+	if err != nil {
+		return nil, fmt.Errorf("petstore: base URL: %w", err)
+	}
+	if strings.LastIndex(tmpl.Host, ":") > strings.LastIndex(tmpl.Host, "]") {
+		tmpl.Host = strings.TrimSuffix(tmpl.Host, ":") // as http.NewRequest drops an empty port
+	}
+	c.pets, c.host = *tmpl, tmpl.Host
 	hc := &http.Client{
 		Transport:     &transport{user: cfg.httpClient, timeout: timeout, logger: cfg.logger},
 		CheckRedirect: checkRedirect,
@@ -266,30 +276,75 @@ const (
 	numOps
 )
 
-// do sends one call: method to rawURL (whose path is path), with body as its
-// JSON body when it is not nil. It returns the 2xx body for the caller to
-// decode; any other outcome is an error.
-func (c *Client) do(ctx context.Context, o op, method, rawURL, path string, body []byte) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, &transportError{method: method, path: path, err: err}
+// path returns the path of a call, as errors and logs show it: the pets
+// collection, or for GetPet the pet id.
+func (c *Client) path(o op, id int64) string {
+	if o == opGetPet {
+		return c.petsPath + "/" + strconv.FormatInt(id, 10)
 	}
+	return c.petsPath
+}
+
+// request is a retryablehttp.Request and its URL, in one allocation.
+type request struct {
+	rr retryablehttp.Request
+	u  url.URL
+}
+
+// newRequest builds the request of a call as retryablehttp.NewRequest would
+// from the URL string, without formatting and parsing that string: the URL
+// is a copy of c.pets, with the pet id appended for GetPet and the query.
+func (c *Client) newRequest(ctx context.Context, o op, method string, id int64, query string, body []byte) (*retryablehttp.Request, error) {
+	s := &request{u: c.pets}
+	s.u.RawQuery = query
+	if o == opGetPet {
+		var buf [64]byte
+		s.u.Path = string(strconv.AppendInt(append(append(buf[:0], c.pets.Path...), '/'), id, 10))
+		if c.pets.RawPath != "" {
+			s.u.RawPath = c.pets.RawPath + "/" + strconv.FormatInt(id, 10)
+		}
+	}
+	h := make(http.Header, 4)
+	_, h["Authorization"] = c.cred()
+	h["Accept"] = jsonMediaType
+	h["User-Agent"] = c.userAgent
+	if body != nil {
+		h["Content-Type"] = jsonMediaType
+	}
+	tmpl := http.Request{
+		Method:     method,
+		URL:        &s.u,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     h,
+		Host:       c.host,
+	}
+	s.rr.Request = tmpl.WithContext(ctx)
 	var raw any
 	if body != nil {
 		raw = body
 	}
+	if err := s.rr.SetBody(raw); err != nil {
+		return nil, err
+	}
+	return &s.rr, nil
+}
+
+// do sends one call of operation o (with id, the pet id of GetPet, and
+// query, the encoded query string), with body as its JSON body when it is
+// not nil. It returns the 2xx body for the caller to decode; any other
+// outcome is an error.
+func (c *Client) do(ctx context.Context, o op, method string, id int64, query string, body []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &transportError{method: method, path: c.path(o, id), err: err}
+	}
 	if c.logger != nil {
 		ctx = context.WithValue(ctx, attemptKey{}, new(attemptLog))
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, rawURL, raw)
+	req, err := c.newRequest(ctx, o, method, id, query, body)
 	if err != nil {
-		return nil, fmt.Errorf("petstore: %s %s: %w", method, path, err)
-	}
-	key, auth := c.cred()
-	req.Header["Authorization"] = auth
-	req.Header["Accept"] = jsonMediaType
-	req.Header["User-Agent"] = c.userAgent
-	if body != nil {
-		req.Header["Content-Type"] = jsonMediaType
+		return nil, fmt.Errorf("petstore: %s %s: %w", method, c.path(o, id), err)
 	}
 
 	rc := c.get
@@ -301,14 +356,15 @@ func (c *Client) do(ctx context.Context, o op, method, rawURL, path string, body
 		defer resp.Body.Close()
 	}
 	if err != nil {
-		return nil, &transportError{method: method, path: path, err: err}
+		return nil, &transportError{method: method, path: c.path(o, id), err: err}
 	}
 	if c.logger != nil {
-		c.warnDeprecationHeaders(ctx, o, method, path, resp.Header)
+		c.warnDeprecationHeaders(ctx, o, method, c.path(o, id), resp.Header)
 	}
 	data := bodyBytes(resp.Body)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, newAPIError(method, path, resp, data, key)
+		key, _ := c.cred()
+		return nil, newAPIError(method, c.path(o, id), resp, data, key)
 	}
 	return data, nil
 }
@@ -448,7 +504,7 @@ func bufferBody(resp *http.Response) error {
 	if resp.ContentLength >= 0 {
 		size = min(resp.ContentLength, limit) + 1 // +1: room to see EOF
 	}
-	data, err := readAll(io.LimitReader(resp.Body, limit+1), size)
+	data, err := readAll(resp.Body, size, limit+1)
 	if err != nil {
 		return err
 	}
@@ -464,12 +520,19 @@ func bufferBody(resp *http.Response) error {
 	return nil
 }
 
-// readAll is io.ReadAll with a first buffer of size bytes: with an exact
-// Content-Length, the body is read with one allocation.
-func readAll(r io.Reader, size int64) ([]byte, error) {
+// readAll is io.ReadAll(io.LimitReader(r, max)) with a first buffer of size
+// bytes: with an exact Content-Length, the body is read with one allocation.
+func readAll(r io.Reader, size, max int64) ([]byte, error) {
 	b := make([]byte, 0, size)
 	for {
-		n, err := r.Read(b[len(b):cap(b)])
+		if int64(len(b)) >= max {
+			return b, nil // as io.LimitReader(r, max) would end
+		}
+		p := b[len(b):cap(b)]
+		if rest := max - int64(len(b)); int64(len(p)) > rest {
+			p = p[:rest]
+		}
+		n, err := r.Read(p)
 		b = b[:len(b)+n]
 		if err == io.EOF {
 			return b, nil
