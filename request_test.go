@@ -85,7 +85,7 @@ func TestNewRequestMatchesRetryablehttp(t *testing.T) {
 }
 
 type reqSummary struct {
-	Method, Proto, Host string
+	Method, Proto, Host    string
 	ProtoMajor, ProtoMinor int
 	URL                    url.URL
 	URLString              string
