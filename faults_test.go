@@ -1,0 +1,847 @@
+package petstore
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// This file holds a Pet Store served over real loopback sockets that
+// misbehaves on purpose, and TestFaultInjection, which drives thousands of
+// calls through one Client against it.
+
+// faultKind is what the fault server does with one request.
+type faultKind int
+
+const (
+	faultNone               faultKind = iota // answer normally
+	fault429                                 // 429 without Retry-After
+	fault429RetryAfter                       // 429 with Retry-After: 0 (within the client's max: waited for)
+	fault429RetryAfterLong                   // 429 with Retry-After: 120 (over the client's max: not waited for)
+	fault5xxJSON                             // 500, 502, 503 or 504 with an Error body
+	fault5xxHTML                             // 500, 502, 503 or 504 with an HTML page
+	faultResetBeforeHeaders                  // the connection is reset before any byte of the response
+	faultResetAfterHeaders                   // 200 and its headers, then a reset
+	faultTruncatedBody                       // 200 with a Content-Length larger than the body sent
+	faultStall                               // no answer until the client gives up
+	faultMalformed                           // not HTTP at all (key-leak test only)
+	numFaultKinds
+)
+
+var faultNames = [numFaultKinds]string{
+	"none", "429", "429 Retry-After within max", "429 Retry-After over max", "5xx JSON", "5xx HTML",
+	"reset before headers", "reset after headers", "truncated body", "stall", "malformed response",
+}
+
+func (k faultKind) String() string { return faultNames[k] }
+
+// fault is the plan for one request: a kind and, for 5xx kinds, the status.
+type fault struct {
+	kind   faultKind
+	status int
+}
+
+func (f fault) String() string {
+	if f.kind == fault5xxJSON || f.kind == fault5xxHTML {
+		return f.kind.String() + " " + strconv.Itoa(f.status)
+	}
+	return f.kind.String()
+}
+
+// retryAfterLong is the Retry-After of fault429RetryAfterLong, in seconds.
+const retryAfterLong = 120
+
+// wantStatus is the status of the *APIError the fault makes the call fail
+// with, or 0 when it makes no APIError.
+func (f fault) wantStatus() int {
+	switch f.kind {
+	case fault429, fault429RetryAfter, fault429RetryAfterLong:
+		return http.StatusTooManyRequests
+	case fault5xxJSON, fault5xxHTML:
+		return f.status
+	}
+	return 0
+}
+
+// transport reports whether the fault fails the attempt without a response.
+func (f fault) transport() bool {
+	switch f.kind {
+	case faultResetBeforeHeaders, faultResetAfterHeaders, faultTruncatedBody, faultStall, faultMalformed:
+		return true
+	}
+	return false
+}
+
+// retryable reports whether the documented policy retries an attempt that
+// met the fault: reads on every failure but a 429 asking for more than the
+// client's max wait; CreatePet only on a 429 it may wait for.
+func (f fault) retryable(post bool) bool {
+	switch f.kind {
+	case faultNone, fault429RetryAfterLong:
+		return false
+	case fault429, fault429RetryAfter:
+		return true
+	}
+	return !post
+}
+
+// stores reports whether a CreatePet that meets the fault stores the animal:
+// every fault but a 429 happens after the server acted, as when it crashes
+// or stalls after committing.
+func (f fault) stores() bool {
+	switch f.kind {
+	case fault429, fault429RetryAfter, fault429RetryAfterLong:
+		return false
+	}
+	return true
+}
+
+// faultWeights is the share, in percent, of each kind in TestFaultInjection.
+var faultWeights = [numFaultKinds]int{
+	faultNone:               60,
+	fault429:                4,
+	fault429RetryAfter:      4,
+	fault429RetryAfterLong:  3,
+	fault5xxJSON:            6,
+	fault5xxHTML:            5,
+	faultResetBeforeHeaders: 5,
+	faultResetAfterHeaders:  5,
+	faultTruncatedBody:      5,
+	faultStall:              3,
+}
+
+var serverErrors = []int{500, 502, 503, 504}
+
+// seededPlan returns the fault plan of TestFaultInjection: the fault of the
+// n-th request for a key is a function of the seed, the key and n only, so
+// a run is reproducible from its seed whatever the order in which requests
+// arrive.
+func seededPlan(seed uint64) func(key string, n int) fault {
+	return func(key string, n int) fault {
+		h := fnv.New64a()
+		var b [16]byte
+		binary.LittleEndian.PutUint64(b[:8], seed)
+		binary.LittleEndian.PutUint64(b[8:], uint64(n))
+		h.Write(b[:])
+		h.Write([]byte(key))
+		x := splitmix64(h.Sum64())
+		r := int(x % 100)
+		for k, w := range faultWeights {
+			if r < w {
+				return fault{kind: faultKind(k), status: serverErrors[(x>>32)%uint64(len(serverErrors))]}
+			}
+			r -= w
+		}
+		return fault{}
+	}
+}
+
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// faultServer is a Pet Store on a loopback socket that answers each request
+// as its plan says and records what it did.
+type faultServer struct {
+	*httptest.Server
+	t     testing.TB
+	key   string                        // the API key it expects
+	plan  func(key string, n int) fault // the fault of the n-th request for a key
+	echo  bool                          // echo the API key in every error answer and header
+	stall time.Duration                 // the longest a stall lasts
+	conns atomic.Int64                  // connections accepted
+
+	mu       sync.Mutex
+	log      map[string][]fault // per request key, the faults served in order
+	stored   map[string][]Pet   // per name, the animals CreatePet stored
+	nextID   int64
+	injected [numFaultKinds]int
+	requests int
+}
+
+func newFaultServer(t testing.TB, key string, plan func(string, int) fault) *faultServer {
+	t.Helper()
+	s := &faultServer{t: t, key: key, plan: plan, stall: 5 * time.Second,
+		log: map[string][]fault{}, stored: map[string][]Pet{}, nextID: 1 << 40}
+	s.Server = httptest.NewUnstartedServer(s)
+	s.Config.ConnState = func(_ net.Conn, cs http.ConnState) {
+		if cs == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Keys of requests: one per ListPets filter, GetPet id and CreatePet name.
+func listKey(limit int, status PetStatus) string {
+	q := make([]string, 0, 2)
+	if limit != 0 {
+		q = append(q, "limit="+strconv.Itoa(limit))
+	}
+	if status != "" {
+		q = append(q, "status="+string(status))
+	}
+	return "list?" + strings.Join(q, "&")
+}
+func getKey(id int64) string       { return "get/" + strconv.FormatInt(id, 10) }
+func createKey(name string) string { return "create/" + name }
+
+// listFor is what the server holds for a ListPets filter.
+func listFor(limit int, status PetStatus) []Pet {
+	if limit == 0 {
+		limit = 20
+	}
+	if status == "" {
+		status = PetStatusAvailable
+	}
+	pets := make([]Pet, limit)
+	for i := range pets {
+		pets[i] = Pet{ID: int64(i + 1), Name: fmt.Sprintf("%s-%d", status, i+1), CategoryID: int64(i%5 + 1), Status: status}
+	}
+	return pets
+}
+
+// petFor is what the server holds for GetPet(id).
+func petFor(id int64) *Pet {
+	return &Pet{ID: id, Name: "pet-" + strconv.FormatInt(id, 10), CategoryID: id%7 + 1, Status: PetStatusSold}
+}
+
+func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") != "Bearer "+s.key {
+		s.t.Errorf("%s %s: Authorization header %q is not the key", r.Method, r.URL, r.Header.Get("Authorization"))
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	var key string
+	var answer func(stored *Pet) any
+	switch id, isGet := strings.CutPrefix(r.URL.Path, "/v1/pets/"); {
+	case r.Method == http.MethodGet && r.URL.Path == "/v1/pets":
+		q := r.URL.Query()
+		limit, _ := strconv.Atoi(q.Get("limit"))
+		status := PetStatus(q.Get("status"))
+		key = listKey(limit, status)
+		if key != "list?"+r.URL.RawQuery {
+			s.t.Errorf("unexpected query %q", r.URL.RawQuery)
+		}
+		answer = func(*Pet) any { return listFor(limit, status) }
+	case r.Method == http.MethodGet && isGet:
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			s.t.Errorf("bad id in %s", r.URL.Path)
+		}
+		key = getKey(n)
+		answer = func(*Pet) any { return petFor(n) }
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/pets":
+		var p NewPet
+		if err := json.NewDecoder(r.Body).Decode(&p); err != nil {
+			s.t.Errorf("POST body: %v", err)
+		}
+		key = createKey(p.Name)
+		answer = func(stored *Pet) any {
+			if stored == nil {
+				s.t.Errorf("POST %q answered without storing", p.Name)
+			}
+			return stored
+		}
+		s.mu.Lock()
+		n := len(s.log[key])
+		f := s.plan(key, n)
+		var stored *Pet
+		if f.stores() {
+			s.nextID++
+			pet := Pet{ID: s.nextID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status}
+			if pet.Status == "" {
+				pet.Status = PetStatusAvailable
+			}
+			s.stored[p.Name] = append(s.stored[p.Name], pet)
+			stored = &pet
+		}
+		s.record(key, f)
+		s.mu.Unlock()
+		s.answer(w, r, f, http.StatusCreated, func() any { return answer(stored) })
+		return
+	default:
+		s.t.Errorf("unexpected request %s %s", r.Method, r.URL)
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	s.mu.Lock()
+	f := s.plan(key, len(s.log[key]))
+	s.record(key, f)
+	s.mu.Unlock()
+	s.answer(w, r, f, http.StatusOK, func() any { return answer(nil) })
+}
+
+// record notes that the server met f for key; s.mu is held.
+func (s *faultServer) record(key string, f fault) {
+	s.log[key] = append(s.log[key], f)
+	s.injected[f.kind]++
+	s.requests++
+}
+
+// served returns the faults served for key from index from on.
+func (s *faultServer) served(key string, from int) []fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]fault(nil), s.log[key][min(from, len(s.log[key])):]...)
+}
+
+func (s *faultServer) storedAs(name string) []Pet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Pet(nil), s.stored[name]...)
+}
+
+// answer writes the response f calls for; ok is the status of a normal answer.
+func (s *faultServer) answer(w http.ResponseWriter, r *http.Request, f fault, ok int, body func() any) {
+	h := w.Header()
+	h.Set("X-Request-Id", "req-"+strconv.Itoa(int(f.kind)))
+	if s.echo {
+		h.Set("X-Request-Id", "req-"+s.key)
+		h.Set("WWW-Authenticate", "Bearer "+s.key)
+		h.Set("Location", "https://elsewhere.test/"+s.key)
+	}
+	errorBody := func(status int, code string) {
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		msg := "injected " + f.kind.String()
+		if s.echo {
+			msg += " for key " + s.key
+		}
+		json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg, "status": status})
+	}
+	switch f.kind {
+	case faultNone:
+	case fault429:
+		errorBody(http.StatusTooManyRequests, "rate_limited")
+		return
+	case fault429RetryAfter:
+		h.Set("Retry-After", "0")
+		errorBody(http.StatusTooManyRequests, "rate_limited")
+		return
+	case fault429RetryAfterLong:
+		h.Set("Retry-After", strconv.Itoa(retryAfterLong))
+		errorBody(http.StatusTooManyRequests, "rate_limited")
+		return
+	case fault5xxJSON:
+		errorBody(f.status, "unavailable")
+		return
+	case fault5xxHTML:
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(f.status)
+		fmt.Fprintf(w, "<html><head><title>%d</title></head><body><h1>Bad gateway</h1><p>%s</p></body></html>\n", f.status, h.Get("X-Request-Id"))
+		return
+	case faultResetBeforeHeaders:
+		s.hijack(w, func(c net.Conn, _ []byte) { reset(c) })
+		return
+	case faultResetAfterHeaders:
+		s.hijack(w, func(c net.Conn, head []byte) {
+			c.Write(head)
+			reset(c)
+		})
+		return
+	case faultTruncatedBody:
+		data, _ := json.Marshal(body())
+		s.hijack(w, func(c net.Conn, head []byte) {
+			c.Write(append(head, data[:len(data)/2]...))
+			c.Close()
+		})
+		return
+	case faultMalformed:
+		s.hijack(w, func(c net.Conn, _ []byte) {
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nX-Echo %s\r\n\r\n", s.key)
+			c.Close()
+		})
+		return
+	case faultStall:
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(s.stall):
+		}
+	}
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(ok)
+	json.NewEncoder(w).Encode(body())
+}
+
+// hijack takes the connection over and hands it to f with the head of a 200
+// response whose Content-Length is larger than any body the server sends.
+func (s *faultServer) hijack(w http.ResponseWriter, f func(c net.Conn, head []byte)) {
+	c, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		s.t.Errorf("hijack: %v", err)
+		return
+	}
+	head := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n"
+	if s.echo {
+		head += "X-Request-Id: req-" + s.key + "\r\n"
+	}
+	f(c, []byte(head+"\r\n"))
+}
+
+// reset closes c with a TCP reset (SO_LINGER 0) rather than a FIN.
+func reset(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	c.Close()
+}
+
+// attemptRecorder is a slog.Handler that reads the SDK's Debug record of
+// each attempt: it counts them, and adds each to the callAttempts in the
+// context of the call, if any.
+type attemptRecorder struct{ total atomic.Int64 }
+
+// attempt is what one Debug record says of an attempt: its status, or the
+// class of its error.
+type attempt struct {
+	status int
+	err    string
+}
+
+func (a attempt) String() string {
+	if a.err != "" {
+		return a.err
+	}
+	return strconv.Itoa(a.status)
+}
+
+// retryable reports whether the policy retries after the attempt, as far as
+// the client can tell (a Retry-After over the max is not in the record).
+func (a attempt) retryable(post bool) bool {
+	if post {
+		return a.status == http.StatusTooManyRequests
+	}
+	return a.err != "" || retryableStatuses[a.status]
+}
+
+var retryableStatuses = map[int]bool{408: true, 429: true, 500: true, 502: true, 503: true, 504: true}
+
+// callAttempts collects the attempts of one call.
+type callAttempts struct {
+	mu       sync.Mutex
+	attempts []attempt
+}
+
+type callAttemptsKey struct{}
+
+func (l *callAttempts) get() []attempt {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]attempt(nil), l.attempts...)
+}
+
+func (h *attemptRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (h *attemptRecorder) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message != "petstore: attempt" {
+		return nil
+	}
+	h.total.Add(1)
+	var a attempt
+	r.Attrs(func(attr slog.Attr) bool {
+		switch attr.Key {
+		case "status":
+			a.status = int(attr.Value.Int64())
+		case "error":
+			a.err = attr.Value.String()
+		}
+		return true
+	})
+	if l, ok := ctx.Value(callAttemptsKey{}).(*callAttempts); ok {
+		l.mu.Lock()
+		l.attempts = append(l.attempts, a)
+		l.mu.Unlock()
+	}
+	return nil
+}
+func (h *attemptRecorder) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *attemptRecorder) WithGroup(string) slog.Handler      { return h }
+
+// faultFigures are the counts TestFaultInjection reports.
+type faultFigures struct {
+	mu              sync.Mutex
+	calls           map[string]int
+	successes       int
+	apiErrors       map[int]int
+	transportErrors map[string]int
+	disturbed       int
+	unchecked       int
+	attempts        int64
+}
+
+func (f *faultFigures) add(op string, err error, v verdict) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls[op]++
+	var apiErr *APIError
+	switch {
+	case err == nil:
+		f.successes++
+	case errors.As(err, &apiErr):
+		f.apiErrors[apiErr.Status]++
+	default:
+		f.transportErrors[transportErrorKind(err)]++
+	}
+	switch v {
+	case disturbed:
+		f.disturbed++
+	case unchecked:
+		f.unchecked++
+	}
+}
+
+// transportErrorKind names what a transport error wraps.
+func transportErrorKind(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "attempt timeout"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected EOF"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, io.EOF):
+		return "EOF"
+	}
+	return "other"
+}
+
+// envUint returns the number in the environment variable name, or def.
+func envUint(t *testing.T, name string, def uint64) uint64 {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", name, v, err)
+	}
+	return n
+}
+
+// TestFaultInjection drives thousands of calls from many goroutines through
+// one Client (default transport) against a server that, per request, answers
+// normally or injects a fault, and checks every call: a success has the
+// right data; a failure is an *APIError with the status of the last response
+// or, for a failure without a response, an error that is not an *APIError
+// and wraps its cause; retries follow the documented policy; and CreatePet
+// never stores an animal twice, and stores every one it reports.
+//
+// The plan is a function of a seed, printed at the start; rerun one with
+// PETSTORE_FAULTS_SEED=<seed>. PETSTORE_FAULTS_LONG=1 runs ten times as many
+// calls.
+func TestFaultInjection(t *testing.T) {
+	seed := envUint(t, "PETSTORE_FAULTS_SEED", uint64(time.Now().UnixNano()))
+	scale := 1
+	if os.Getenv("PETSTORE_FAULTS_LONG") == "1" {
+		scale = 10
+	}
+	t.Logf("seed %d (rerun with PETSTORE_FAULTS_SEED=%d)", seed, seed)
+	const goroutines = 64
+	calls := 6000 * scale // per 12 calls: 5 ListPets, 5 GetPet, 2 CreatePet
+
+	srv := newFaultServer(t, testKey, seededPlan(seed))
+	counter := new(attemptRecorder)
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(faultMaxAttempts-1),
+		WithRetryWait(time.Millisecond, 5*time.Millisecond), WithTimeout(faultTimeout), WithLogger(slog.New(counter)))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	figs := &faultFigures{calls: map[string]int{}, apiErrors: map[int]int{}, transportErrors: map[string]int{}}
+	statuses := []PetStatus{"", PetStatusAvailable, PetStatusPending, PetStatusSold}
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			lists := 0
+			dirty := map[string]bool{} // ListPets keys whose log may hold a late request
+			for i := g; i < calls && !t.Failed(); i += goroutines {
+				log := new(callAttempts)
+				ctx := context.WithValue(context.Background(), callAttemptsKey{}, log)
+				call := faultCall{srv: srv, log: log}
+				switch i % 12 {
+				case 0, 1, 2, 3, 4:
+					// A ListPets filter is a request key. Each goroutine has
+					// filters of its own, so the requests for one follow one
+					// another and the server's log tells which are this call's.
+					k := g + goroutines*(lists%(400/goroutines))
+					lists++
+					limit, status := k%100+1, statuses[k/100]
+					call.op, call.key = "ListPets", listKey(limit, status)
+					call.from = len(srv.served(call.key, 0))
+					call.unchecked = dirty[call.key]
+					var pets []Pet
+					pets, call.err = c.ListPets(ctx, ListPetsParams{Limit: limit, Status: status})
+					call.data = func() string {
+						if pets == nil {
+							return "nil pets"
+						}
+						return diff("pets", listFor(limit, status), pets)
+					}
+				case 5, 6, 7, 8, 9:
+					id := int64(1_000_000 + i)
+					call.op, call.key = "GetPet", getKey(id)
+					var pet *Pet
+					pet, call.err = c.GetPet(ctx, id)
+					call.data = func() string { return diff("pet", petFor(id), pet) }
+				default:
+					np := NewPet{Name: fmt.Sprintf("fault-%d", i), CategoryID: int64(i%9 + 1), Status: statuses[i%4]}
+					call.op, call.key, call.post = "CreatePet", createKey(np.Name), true
+					var pet *Pet
+					pet, call.err = c.CreatePet(ctx, np)
+					call.data = func() string {
+						stored := srv.storedAs(np.Name)
+						if len(stored) != 1 {
+							return fmt.Sprintf("succeeded with %+v but the server stored %d animals", pet, len(stored))
+						}
+						want := Pet{ID: stored[0].ID, Name: np.Name, CategoryID: np.CategoryID, Status: np.Status}
+						if want.Status == "" {
+							want.Status = PetStatusAvailable
+						}
+						return diff("pet, compared with the stored one,", &want, pet)
+					}
+				}
+				v := call.check(t)
+				if v == disturbed && call.op == "ListPets" {
+					// A request that timed out before the server read it
+					// may reach it later, and be taken for the next call's.
+					dirty[call.key] = true
+				}
+				figs.add(call.op, call.err, v)
+			}
+		}(g)
+	}
+	wg.Wait()
+	srv.Close() // waits for stalled handlers, so the counts are final
+	figs.attempts = counter.total.Load()
+
+	// CreatePet: never two animals from one call.
+	duplicates, stored := 0, 0
+	for name, pets := range srv.stored {
+		stored += len(pets)
+		if len(pets) > 1 {
+			duplicates++
+			t.Errorf("CreatePet %q stored %d animals", name, len(pets))
+		}
+	}
+
+	total := 0
+	for _, n := range figs.calls {
+		total += n
+	}
+	typed := total - figs.successes
+	var b strings.Builder
+	fmt.Fprintf(&b, "fault injection, seed %d: %d calls (ListPets %d, GetPet %d, CreatePet %d) from %d goroutines through one Client\n",
+		seed, total, figs.calls["ListPets"], figs.calls["GetPet"], figs.calls["CreatePet"], goroutines)
+	fmt.Fprintf(&b, "  requests at the server: %d on %d connections; attempts by the SDK: %d; retries (attempts - calls): %d; net/http's own replays: %d\n",
+		srv.requests, srv.conns.Load(), figs.attempts, figs.attempts-int64(total), int64(srv.requests)-figs.attempts)
+	b.WriteString("  faults injected:")
+	for k := faultKind(1); k < numFaultKinds; k++ {
+		if srv.injected[k] > 0 {
+			fmt.Fprintf(&b, " %s %d;", k, srv.injected[k])
+		}
+	}
+	fmt.Fprintf(&b, " (answered normally: %d)\n", srv.injected[faultNone])
+	fmt.Fprintf(&b, "  successes: %d; typed failures: %d (*APIError by status %v; other errors by cause %v; calls the machine's load disturbed: %d, checked on the client's side only: %d)\n",
+		figs.successes, typed, figs.apiErrors, figs.transportErrors, figs.disturbed, figs.disturbed+figs.unchecked)
+	fmt.Fprintf(&b, "  CreatePet: %d animals stored for %d calls; duplicates: %d", stored, figs.calls["CreatePet"], duplicates)
+	t.Log(b.String())
+
+	if total != calls {
+		t.Errorf("made %d calls; want %d", total, calls)
+	}
+	if figs.successes == 0 || typed == 0 {
+		t.Errorf("%d successes and %d failures: the plan injects too few or too many faults", figs.successes, typed)
+	}
+	for k := faultKind(0); k < faultMalformed; k++ {
+		if srv.injected[k] == 0 {
+			t.Errorf("no %s fault was injected", k)
+		}
+	}
+}
+
+// The client's settings in TestFaultInjection: the attempts a call may make,
+// and the per-attempt timeout that ends a stall. The timeout is long enough
+// for a normal answer on a loaded machine with -race; calls it is too short
+// for are counted (see faultCall.check).
+const (
+	faultMaxAttempts = 4
+	faultTimeout     = 500 * time.Millisecond
+)
+
+// faultCall is one call of TestFaultInjection, to check.
+type faultCall struct {
+	srv       *faultServer
+	op, key   string        // the operation and its request key
+	post      bool          // CreatePet
+	from      int           // the first of the server's records for key that are this call's
+	unchecked bool          // the server's records for key cannot be told apart
+	log       *callAttempts // the SDK's attempts, from its Debug records
+	err       error         // what the call returned
+	data      func() string // for a success, what is wrong with the result
+}
+
+// verdict says how much of a call could be checked.
+type verdict int
+
+const (
+	checked   verdict = iota // against the server's records and the client's
+	disturbed                // an attempt timed out on an answer the server did not stall
+	unchecked                // the server's records for the key were unreliable
+)
+
+func diff(what string, want, got any) string {
+	if d := cmp.Diff(want, got); d != "" {
+		return "wrong " + what + " (-want +got):\n" + d
+	}
+	return ""
+}
+
+// check checks the call, first from the client's side: its result against
+// its last attempt and the policy against its attempts; then against what
+// the server did for it. A loaded machine can make an attempt time out on an
+// answer the server did not stall: the server's records then no longer tell
+// the whole story, and the call is checked from the client's side only.
+func (c *faultCall) check(t *testing.T) verdict {
+	t.Helper()
+	reqs, atts, err := c.srv.served(c.key, c.from), c.log.get(), c.err
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Errorf("%s %s: %s\n  faults served: %v; SDK attempts: %v; error: %v", c.op, c.key, fmt.Sprintf(format, args...), reqs, atts, err)
+	}
+	var apiErr *APIError
+	isAPI := errors.As(err, &apiErr)
+	timedOut := err != nil && !isAPI && errors.Is(err, context.DeadlineExceeded)
+	switch {
+	case err == nil:
+		if msg := c.data(); msg != "" {
+			fail("%s", msg)
+		}
+	case !isAPI && errors.Unwrap(err) == nil:
+		fail("the error wraps no cause")
+	}
+	if c.post {
+		if stored := c.srv.storedAs(strings.TrimPrefix(c.key, "create/")); len(stored) > 1 {
+			fail("one call stored %d animals: %+v", len(stored), stored)
+		}
+	}
+
+	// The client's side.
+	if len(atts) < 1 || len(atts) > faultMaxAttempts {
+		fail("%d attempts; want 1..%d", len(atts), faultMaxAttempts)
+		return checked
+	}
+	for _, a := range atts[:len(atts)-1] {
+		if !a.retryable(c.post) {
+			fail("retried after an attempt that ended in %v", a)
+		}
+	}
+	switch last := atts[len(atts)-1]; {
+	case last.err != "":
+		if err == nil || isAPI {
+			fail("the last attempt failed with %q, but the call returned no error or an *APIError", last.err)
+		}
+	case last.status >= 200 && last.status <= 299:
+		if err != nil {
+			fail("the last attempt got %d, but the call failed", last.status)
+		}
+	default:
+		if !isAPI || apiErr.Status != last.status {
+			fail("the last attempt got %d; want an *APIError with that Status", last.status)
+		}
+	}
+	if err != nil && atts[len(atts)-1].retryable(c.post) && len(atts) < faultMaxAttempts && !(isAPI && apiErr.RetryAfter > 5*time.Millisecond) {
+		fail("gave up after %d attempts on a retryable failure", len(atts))
+	}
+
+	// The server's side. An attempt that timed out may have been a stall,
+	// or a normal answer the loaded machine was too slow for, or a request
+	// that reached the server only after the client gave up on it: only
+	// when each timeout pairs with a stall are the server's records this
+	// call's whole story.
+	timeouts, paired := 0, len(reqs) == len(atts)
+	for i, a := range atts {
+		if a.err == "timeout" {
+			timeouts++
+		}
+		if paired && (a.err == "timeout") != (reqs[i].kind == faultStall) {
+			paired = false
+		}
+	}
+	switch {
+	case timeouts > 0 && !paired:
+		return disturbed
+	case c.unchecked:
+		return unchecked
+	}
+	attempts := len(atts)
+	// Reads may see more requests than attempts: net/http replays a GET
+	// on a fresh connection when a reused one fails before the response.
+	if len(reqs) == 0 || c.post && len(reqs) != attempts || !c.post && len(reqs) < attempts {
+		fail("the server saw %d requests for %d attempts", len(reqs), attempts)
+		return checked
+	}
+	for _, f := range reqs[:len(reqs)-1] {
+		if !f.retryable(c.post) {
+			fail("retried after %v, which the policy does not retry", f)
+		}
+	}
+	last := reqs[len(reqs)-1]
+	switch {
+	case last.kind == faultNone:
+		if err != nil {
+			fail("the last answer was normal but the call failed")
+		}
+	case last.transport():
+		if err == nil || isAPI {
+			fail("want an error that is not *APIError after %v", last)
+		}
+		if last.kind == faultStall && !timedOut {
+			fail("a stall ended otherwise than in context.DeadlineExceeded")
+		}
+	default:
+		if !isAPI || apiErr.Status != last.wantStatus() {
+			fail("want *APIError with Status %d after %v", last.wantStatus(), last)
+			break
+		}
+		if last.kind == fault429RetryAfterLong && apiErr.RetryAfter != retryAfterLong*time.Second {
+			fail("RetryAfter = %v; want %v", apiErr.RetryAfter, retryAfterLong*time.Second)
+		}
+		if last.kind == fault5xxHTML && !strings.HasPrefix(apiErr.Message, "non-JSON body (text/html") {
+			fail("Message = %q; want a description of the HTML body", apiErr.Message)
+		}
+		if last.kind != fault5xxHTML && apiErr.Code == "" {
+			fail("Code is empty for an Error body")
+		}
+	}
+	if err != nil && last.retryable(c.post) && attempts < faultMaxAttempts {
+		fail("gave up after %d attempts on a retryable %v", attempts, last)
+	}
+	return checked
+}
