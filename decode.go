@@ -818,16 +818,53 @@ func decodePet(data []byte) (*Pet, error) {
 	if err := w.check(); err != nil {
 		return nil, err
 	}
-	p := &Pet{ID: w.id, CategoryID: w.categoryID}
-	if w.namePlain {
-		p.Name = string(w.name)
-	} else {
-		p.Name = string(unquote(make([]byte, 0, unquotedLen(w.name)), w.name))
+	n := len(w.name)
+	if !w.namePlain {
+		n = unquotedLen(w.name)
+	}
+	p, buf := newPet(n)
+	p.ID, p.CategoryID = w.id, w.categoryID
+	if n > 0 {
+		if w.namePlain {
+			copy(buf, w.name)
+		} else if out := unquote(buf[:0], w.name); len(out) != n || &out[0] != &buf[0] {
+			return nil, errors.New("petstore: internal error: name length")
+		}
+		p.Name = unsafe.String(&buf[0], n) // buf is not written again
 	}
 	if w.hasStatus {
 		p.Status = petStatus(w.status, w.statusPlain)
 	}
 	return p, nil
+}
+
+// newPet allocates a Pet and n bytes for its name, together when the name
+// is short: one allocation instead of two, of the same size class or one
+// class up.
+func newPet(n int) (*Pet, []byte) {
+	switch {
+	case n == 0:
+		return new(Pet), nil
+	case n <= 16:
+		s := new(struct {
+			pet  Pet
+			name [16]byte
+		})
+		return &s.pet, s.name[:n]
+	case n <= 32:
+		s := new(struct {
+			pet  Pet
+			name [32]byte
+		})
+		return &s.pet, s.name[:n]
+	case n <= 48:
+		s := new(struct {
+			pet  Pet
+			name [48]byte
+		})
+		return &s.pet, s.name[:n]
+	}
+	return new(Pet), make([]byte, n)
 }
 
 // errorBody is what decodeErrorBody read from an Error body.
