@@ -1,0 +1,75 @@
+package bench
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// BenchmarkClient measures one call of each operation with each client,
+// over an in-process transport that returns canned responses (only the
+// client's work counts) and over loopback HTTP. Each client's result is
+// checked first, so that a broken client cannot win.
+//
+// Names are Client/transport=X/op=Y/client=Z, for benchstat -col /client.
+func BenchmarkClient(b *testing.B) {
+	srv := httptest.NewServer(Handler())
+	defer srv.Close()
+	ctx := context.Background()
+	for _, transport := range []string{"inproc", "loopback"} {
+		for _, op := range Ops {
+			for _, name := range Clients {
+				b.Run("transport="+transport+"/op="+op+"/client="+name, func(b *testing.B) {
+					var c *Client
+					var err error
+					if transport == "inproc" {
+						c, err = InProcess(name)
+					} else {
+						var hc *http.Client // the client's default
+						c, err = NewClient(name, srv.URL+"/v1", hc)
+						if err == nil {
+							err = c.Check(ctx, op)
+						}
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					call := c.Call[op]
+					b.ReportAllocs()
+					b.ResetTimer()
+					for range b.N {
+						if err := call(ctx); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StopTimer()
+					if err := c.Check(ctx, op); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestClients checks every client on every operation, in process and over
+// loopback.
+func TestClients(t *testing.T) {
+	srv := httptest.NewServer(Handler())
+	defer srv.Close()
+	for _, name := range Clients {
+		if _, err := InProcess(name); err != nil {
+			t.Error(err)
+		}
+		c, err := NewClient(name, srv.URL+"/v1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range Ops {
+			if err := c.Check(context.Background(), op); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
