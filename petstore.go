@@ -209,7 +209,8 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 	switch {
 	case u.Scheme != "https" && u.Scheme != "http":
 		return nil, fmt.Errorf("URL %q: scheme must be https or http", redactUserinfo(raw))
-	case u.Opaque != "" || u.Host == "" || u.Hostname() == "":
+	case u.Opaque != "" || u.Host == "" || u.Hostname() == "",
+		strings.Contains(u.Hostname(), ":") && !strings.HasPrefix(u.Host, "["): // "https://::": a colon, not a host
 		return nil, fmt.Errorf("URL %q has no host", redactUserinfo(raw))
 	case u.User != nil:
 		return nil, fmt.Errorf("URL %q must not contain user info", redactUserinfo(raw))
