@@ -109,6 +109,9 @@ func newAPIError(method, path string, resp *http.Response, body []byte, key stri
 			e.RetryAfter = d
 		}
 	}
+	if key != "" && strings.Contains(e.RequestID, key) {
+		e.RequestID = strings.ReplaceAll(e.RequestID, key, "[REDACTED]")
+	}
 	if key != "" && bytes.Contains(body, []byte(key)) {
 		body = bytes.ReplaceAll(body, []byte(key), []byte("[REDACTED]"))
 	}

@@ -1,6 +1,7 @@
 package petstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -42,13 +43,19 @@ const (
 	faultResetAfterHeaders                   // 200 and its headers, then a reset
 	faultTruncatedBody                       // 200 with a Content-Length larger than the body sent
 	faultStall                               // no answer until the client gives up
-	faultMalformed                           // not HTTP at all (key-leak test only)
+	// Kinds for the key-leak test only:
+	faultMalformed   // a response head that is not HTTP, echoing the key
+	faultErrorStatus // f.status (4xx, 3xx) with an Error body
+	faultRedirect    // f.status (3xx) to another origin
+	faultOversize    // a 2xx body over the SDK's 10 MiB limit
+	faultBadBody     // a 2xx body that is not the documented shape
 	numFaultKinds
 )
 
 var faultNames = [numFaultKinds]string{
 	"none", "429", "429 Retry-After within max", "429 Retry-After over max", "5xx JSON", "5xx HTML",
-	"reset before headers", "reset after headers", "truncated body", "stall", "malformed response",
+	"reset before headers", "reset after headers", "truncated body", "stall",
+	"malformed response", "error status", "redirect", "oversize body", "bad body",
 }
 
 func (k faultKind) String() string { return faultNames[k] }
@@ -60,7 +67,7 @@ type fault struct {
 }
 
 func (f fault) String() string {
-	if f.kind == fault5xxJSON || f.kind == fault5xxHTML {
+	if f.wantStatus() != 0 {
 		return f.kind.String() + " " + strconv.Itoa(f.status)
 	}
 	return f.kind.String()
@@ -75,7 +82,7 @@ func (f fault) wantStatus() int {
 	switch f.kind {
 	case fault429, fault429RetryAfter, fault429RetryAfterLong:
 		return http.StatusTooManyRequests
-	case fault5xxJSON, fault5xxHTML:
+	case fault5xxJSON, fault5xxHTML, faultErrorStatus, faultRedirect:
 		return f.status
 	}
 	return 0
@@ -84,7 +91,7 @@ func (f fault) wantStatus() int {
 // transport reports whether the fault fails the attempt without a response.
 func (f fault) transport() bool {
 	switch f.kind {
-	case faultResetBeforeHeaders, faultResetAfterHeaders, faultTruncatedBody, faultStall, faultMalformed:
+	case faultResetBeforeHeaders, faultResetAfterHeaders, faultTruncatedBody, faultStall, faultMalformed, faultOversize, faultBadBody:
 		return true
 	}
 	return false
@@ -375,6 +382,23 @@ func (s *faultServer) answer(w http.ResponseWriter, r *http.Request, f fault, ok
 			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nX-Echo %s\r\n\r\n", s.key)
 			c.Close()
 		})
+		return
+	case faultErrorStatus:
+		errorBody(f.status, "injected")
+		return
+	case faultRedirect:
+		h.Set("Location", "https://elsewhere.test/v1/pets?key="+s.key)
+		errorBody(f.status, "moved")
+		return
+	case faultOversize:
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(ok)
+		w.Write(bytes.Repeat([]byte(" "), maxSuccessBody+1))
+		return
+	case faultBadBody:
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(ok)
+		fmt.Fprintf(w, `{"id":%s,"name":"%s","categoryId":"%s","status":%s}`, s.key, s.key, s.key, s.key)
 		return
 	case faultStall:
 		select {
@@ -679,9 +703,9 @@ func TestFaultInjection(t *testing.T) {
 	if figs.successes == 0 || typed == 0 {
 		t.Errorf("%d successes and %d failures: the plan injects too few or too many faults", figs.successes, typed)
 	}
-	for k := faultKind(0); k < faultMalformed; k++ {
-		if srv.injected[k] == 0 {
-			t.Errorf("no %s fault was injected", k)
+	for k, w := range faultWeights {
+		if w > 0 && srv.injected[k] == 0 {
+			t.Errorf("no %s fault was injected", faultKind(k))
 		}
 	}
 }

@@ -215,21 +215,26 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 	case u.User != nil:
 		return nil, fmt.Errorf("URL %q must not contain user info", redactUserinfo(raw))
 	case u.RawQuery != "" || u.ForceQuery || strings.Contains(raw, "?"):
-		return nil, fmt.Errorf("URL %q must not contain a query", raw)
+		return nil, fmt.Errorf("URL %q must not contain a query", redactUserinfo(raw))
 	case u.Fragment != "" || strings.Contains(raw, "#"):
-		return nil, fmt.Errorf("URL %q must not contain a fragment", raw)
+		return nil, fmt.Errorf("URL %q must not contain a fragment", redactUserinfo(raw))
 	case u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()):
 		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP", raw)
 	}
 	return u, nil
 }
 
-// redactUserinfo hides anything between "//" and "@" in a URL that did not parse.
+// redactUserinfo hides, in a URL that may not parse, anything between "//"
+// and "@" (user info) and anything after a "?" or "#" (query or fragment,
+// which may hold a key too, as in "?api_key=...").
 func redactUserinfo(raw string) string {
 	if i := strings.Index(raw, "//"); i >= 0 {
 		if j := strings.LastIndex(raw[i+2:], "@"); j >= 0 {
-			return raw[:i+2] + "[REDACTED]" + raw[i+2+j:]
+			raw = raw[:i+2] + "[REDACTED]" + raw[i+2+j:]
 		}
+	}
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw = raw[:i+1] + "[REDACTED]"
 	}
 	return raw
 }
@@ -357,7 +362,7 @@ func (c *Client) do(ctx context.Context, o op, method string, id int64, query st
 		defer resp.Body.Close()
 	}
 	if err != nil {
-		return nil, &transportError{method: method, path: c.path(o, id), err: err}
+		return nil, &transportError{method: method, path: c.path(o, id), err: err, cred: c.cred}
 	}
 	if c.logger != nil {
 		c.warnDeprecationHeaders(ctx, o, method, c.path(o, id), resp.Header)
@@ -379,6 +384,7 @@ var jsonMediaType = []string{"application/json"}
 type transportError struct {
 	method, path string
 	err          error
+	cred         credential // to redact the key, should the cause quote a server that echoed it; may be nil
 }
 
 func (e *transportError) Error() string {
@@ -387,7 +393,15 @@ func (e *transportError) Error() string {
 	if errors.As(cause, &ue) {
 		cause = ue.Err // its URL repeats what we print
 	}
-	return "petstore: " + e.method + " " + e.path + ": " + cause.Error()
+	msg := "petstore: " + e.method + " " + e.path + ": " + cause.Error()
+	if e.cred != nil {
+		// net/http quotes a malformed response line ("malformed MIME
+		// header: missing colon: ..."), which may echo the key.
+		if key, _ := e.cred(); key != "" {
+			msg = strings.ReplaceAll(msg, key, "[REDACTED]")
+		}
+	}
+	return msg
 }
 
 func (e *transportError) Unwrap() error { return e.err }
@@ -577,9 +591,15 @@ func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, resp *ht
 	}
 	attrs = append(attrs, slog.Duration("duration", d))
 	if resp != nil {
-		if id := resp.Header.Get("X-Request-Id"); id != "" {
-			attrs = append(attrs, slog.String("request_id", id))
-		} else if id := resp.Header.Get("Request-Id"); id != "" {
+		id := resp.Header.Get("X-Request-Id")
+		if id == "" {
+			id = resp.Header.Get("Request-Id")
+		}
+		if id != "" {
+			// A server may echo the key (the request's bearer token) here.
+			if key, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer "); ok && key != "" {
+				id = strings.ReplaceAll(id, key, "[REDACTED]")
+			}
 			attrs = append(attrs, slog.String("request_id", id))
 		}
 	}

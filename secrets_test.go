@@ -1,0 +1,189 @@
+package petstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// leakKey is a key distinctive enough that finding it anywhere is a leak.
+const leakKey = "pk_live_LeakCanary_9f4e2b7d1c"
+
+// printVerbs are the fmt verbs every value the SDK returns is printed with,
+// the bad ones included: fmt's bad-verb path prints what a pointer holds.
+var printVerbs = []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d"}
+
+// assertNoKey fails if key, or its hex encoding, shows in any of the texts
+// or in values printed with any of printVerbs.
+func assertNoKey(t *testing.T, key string, texts map[string]string, values map[string]any) {
+	t.Helper()
+	forms := []string{key, hex.EncodeToString([]byte(key)), strings.ToUpper(hex.EncodeToString([]byte(key)))}
+	holds := func(s string) bool {
+		for _, f := range forms {
+			if strings.Contains(s, f) {
+				return true
+			}
+		}
+		return false
+	}
+	for name, s := range texts {
+		if holds(s) {
+			t.Errorf("%s holds the key: %s", name, s)
+		}
+	}
+	for name, v := range values {
+		for _, verb := range printVerbs {
+			if s := fmt.Sprintf(verb, v); holds(s) {
+				t.Errorf("%s (%T) printed with %s shows the key: %s", name, v, verb, s)
+			}
+		}
+	}
+}
+
+// TestKeyNeverLeaks runs every flow, success and failure, over loopback
+// sockets against a server that echoes the key in every header and error
+// body it can, with a Debug logger, and looks for the key in every log
+// record, every error string, and every value the SDK returns, printed with
+// every verb. TestKeyNeverPrinted and TestLogsNeverHoldSecrets do the same
+// for a few flows through a mock transport.
+func TestKeyNeverLeaks(t *testing.T) {
+	// Each flow is a GetPet id, a ListPets limit or a CreatePet name; the
+	// plan gives it its fault.
+	type flow struct {
+		name string
+		f    fault
+	}
+	flows := []flow{
+		{"success", fault{kind: faultNone}},
+		{"429", fault{kind: fault429}},
+		{"429 Retry-After", fault{kind: fault429RetryAfter}},
+		{"429 Retry-After over max", fault{kind: fault429RetryAfterLong}},
+		{"500 JSON", fault{kind: fault5xxJSON, status: 500}},
+		{"503 HTML", fault{kind: fault5xxHTML, status: 503}},
+		{"400", fault{kind: faultErrorStatus, status: 400}},
+		{"401", fault{kind: faultErrorStatus, status: 401}},
+		{"404", fault{kind: faultErrorStatus, status: 404}},
+		{"304", fault{kind: faultErrorStatus, status: 304}},
+		{"redirect to another origin", fault{kind: faultRedirect, status: 307}},
+		{"reset before headers", fault{kind: faultResetBeforeHeaders}},
+		{"reset after headers", fault{kind: faultResetAfterHeaders}},
+		{"truncated body", fault{kind: faultTruncatedBody}},
+		{"stall", fault{kind: faultStall}},
+		{"malformed response", fault{kind: faultMalformed}},
+		{"oversize body", fault{kind: faultOversize}},
+		{"bad body", fault{kind: faultBadBody}},
+	}
+	byKey := map[string]fault{}
+	for i, fl := range flows {
+		byKey[listKey(i+1, "")] = fl.f
+		byKey[getKey(int64(i+1))] = fl.f
+		byKey[createKey("flow-"+strconv.Itoa(i+1))] = fl.f
+	}
+	srv := newFaultServer(t, leakKey, func(key string, _ int) fault { return byKey[key] })
+	srv.echo = true
+
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, err := NewClient(leakKey, WithBaseURL(srv.URL+"/v1"), WithLogger(logger), WithMaxRetries(1),
+		WithRetryWait(time.Millisecond, time.Millisecond), WithTimeout(300*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]any{"*Client": c, "Client": *c}
+	texts := map[string]string{}
+	calls := 0
+	addErr := func(name string, err error) {
+		calls++
+		if err == nil {
+			return
+		}
+		values[name] = err
+		texts[name+": Error()"] = err.Error()
+		var apiErr *APIError
+		if errors.As(err, &apiErr) {
+			values[name+": *APIError"] = apiErr
+			values[name+": APIError"] = *apiErr
+			texts[name+": APIError fields"] = apiErr.Code + " " + apiErr.Message + " " + apiErr.RequestID + " " + string(apiErr.Body)
+		}
+	}
+	ctx := context.Background()
+	for i, fl := range flows {
+		pets, errList := c.ListPets(ctx, ListPetsParams{Limit: i + 1})
+		pet, errGet := c.GetPet(ctx, int64(i+1))
+		created, errCreate := c.CreatePet(ctx, NewPet{Name: "flow-" + strconv.Itoa(i+1), CategoryID: 1})
+		values["ListPets "+fl.name+": pets"] = pets
+		values["GetPet "+fl.name+": *Pet"] = pet
+		values["CreatePet "+fl.name+": *Pet"] = created
+		if pet != nil {
+			values["GetPet "+fl.name+": Pet"] = *pet
+		}
+		for op, err := range map[string]error{"ListPets": errList, "GetPet": errGet, "CreatePet": errCreate} {
+			name := op + " " + fl.name
+			addErr(name, err)
+			// The flow went as planned: a success, an *APIError with the
+			// status, or another error.
+			var apiErr *APIError
+			switch status := fl.f.wantStatus(); {
+			case (fl.f.kind == faultNone) != (err == nil):
+				t.Errorf("%s: error %v", name, err)
+			case status != 0 && (!errors.As(err, &apiErr) || apiErr.Status != status):
+				t.Errorf("%s: error %v; want an *APIError with Status %d", name, err, status)
+			case fl.f.transport() && errors.As(err, &apiErr):
+				t.Errorf("%s: error %v; want one that is not an *APIError", name, err)
+			}
+		}
+	}
+
+	// Refused before sending, and context errors.
+	_, err = c.ListPets(ctx, ListPetsParams{Limit: 101})
+	addErr("invalid limit", err)
+	_, err = c.CreatePet(ctx, NewPet{})
+	addErr("empty name", err)
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = c.GetPet(canceled, 1)
+	addErr("canceled", err)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err = c.GetPet(short, int64(len(flows))) // a stall: the context ends first
+	addErr("deadline", err)
+
+	// NewClient's refusals, the key in every part of a URL it refuses.
+	for name, opts := range map[string][]Option{
+		"key as password":  {WithBaseURL("https://user:" + leakKey + "@petstore.example.com/v1")},
+		"key as user":      {WithBaseURL("https://" + leakKey + "@petstore.example.com/v1")},
+		"key in a query":   {WithBaseURL("https://petstore.example.com/v1?api_key=" + leakKey)},
+		"key in fragment":  {WithBaseURL("https://petstore.example.com/v1#" + leakKey)},
+		"key, bad URL":     {WithBaseURL("https://user:" + leakKey + "@petstore.example.com:port/v1")},
+		"key over http":    {WithBaseURL("http://user:" + leakKey + "@example.com/v1")},
+		"bad retry option": {WithMaxRetries(-1)},
+	} {
+		got, err := NewClient(leakKey, opts...)
+		if err == nil {
+			t.Errorf("NewClient %s: no error", name)
+		}
+		values["NewClient "+name+": client"] = got
+		addErr("NewClient "+name, err)
+	}
+	_, err = NewClient(leakKey + "\r\n")
+	addErr("NewClient key with CRLF", err)
+	t.Setenv(envAPIKey, leakKey+"\x01")
+	_, err = NewClient("")
+	addErr("NewClient key from the environment with a control character", err)
+
+	logger.Info("client", "client", c)
+	texts["log records"] = logs.String()
+	if !strings.Contains(logs.String(), `"petstore: attempt"`) {
+		t.Fatalf("no attempt records: %s", logs.String())
+	}
+	assertNoKey(t, leakKey, texts, values)
+	t.Logf("%d calls: %d values printed with %d verbs, %d texts, %d bytes of logs; the key in none",
+		calls, len(values), len(printVerbs), len(texts), logs.Len())
+}
