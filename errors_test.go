@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -227,26 +229,47 @@ func (r *countingReader) Read(p []byte) (int, error) {
 func (r *countingReader) Close() error { r.closed = true; return nil }
 
 func TestBodiesAreClosed(t *testing.T) {
+	spaces := func(n int64) func() io.Reader {
+		return func() io.Reader { return io.LimitReader(spaceReader{}, n) }
+	}
 	tests := []struct {
 		name   string
 		status int
 		body   string
+		reader func() io.Reader // the body, when not body: read without a Content-Length
+		header http.Header
 	}{
-		{"success", 200, `[]`},
-		{"API error", 404, `{"code":"not_found","message":"m","status":404}`},
-		{"bad body", 200, `{`},
-		{"retried then given up", 503, ``},
+		{"success", 200, `[]`, nil, nil},
+		{"API error", 404, `{"code":"not_found","message":"m","status":404}`, nil, nil},
+		{"bad body", 200, `{`, nil, nil},
+		{"retried then given up", 503, ``, nil, nil},
+		{"transport error after the headers", 200, "", func() io.Reader {
+			return io.MultiReader(strings.NewReader(`[{"id":1,`), iotest.ErrReader(syscall.ECONNRESET))
+		}, nil},
+		{"success body over 10 MiB", 200, "", spaces(maxSuccessBody + 1), nil},
+		{"error body over 64 KiB", 500, "", spaces(maxErrorBody + 1), nil},
+		{"redirect refused", 302, "moved", nil, http.Header{"Location": {"https://elsewhere.test/v1/pets"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c, mt := newTestClient(t)
 			var bodies []*closeRecorder
 			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+				resp := &http.Response{StatusCode: tc.status, Header: http.Header{}, ContentLength: int64(len(tc.body))}
 				b := &closeRecorder{Reader: strings.NewReader(tc.body)}
+				if tc.reader != nil {
+					b.Reader, resp.ContentLength = tc.reader(), -1
+				}
+				for k, v := range tc.header {
+					resp.Header[k] = v
+				}
 				bodies = append(bodies, b)
-				return &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: b, ContentLength: int64(len(tc.body))}, nil
+				resp.Body = b
+				return resp, nil
 			})
-			_, _ = c.ListPets(context.Background(), ListPetsParams{})
+			if _, err := c.ListPets(context.Background(), ListPetsParams{}); err == nil && tc.status != 200 {
+				t.Errorf("no error for %d", tc.status)
+			}
 			if len(bodies) == 0 {
 				t.Fatal("no request made")
 			}
@@ -265,6 +288,16 @@ type closeRecorder struct {
 }
 
 func (c *closeRecorder) Close() error { c.closed = true; return nil }
+
+// spaceReader reads spaces, for ever.
+type spaceReader struct{}
+
+func (spaceReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
 
 func TestTransportErrorsAreWrapped(t *testing.T) {
 	c, mt := newTestClient(t, WithMaxRetries(0))

@@ -2,6 +2,7 @@ package petstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -429,75 +430,140 @@ func TestConnectionsAreReused(t *testing.T) {
 // the default transport. A first round holds all 64 requests at the server
 // at once, so the pool gets exactly one connection per goroutine (without
 // that, net/http may dial a few spares while connections are handed over).
-// Then 64 goroutines x 20 calls, a third of them error responses, must not
-// open a single new connection: no churn.
+// Then 64 goroutines x 20 calls must not open a single new connection: no
+// churn, without error responses and with them (401, 404, 400, 429 with and
+// without retries, 503 and an HTML 500 retried, a refused redirect).
 func TestConcurrentUseSharesConnections(t *testing.T) {
 	const goroutines, calls = 64, 20
-	var arrived sync.WaitGroup
-	arrived.Add(goroutines)
-	var warm atomic.Bool
-	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if !warm.Load() {
-			arrived.Done()
-			arrived.Wait()
-		}
-		if r.Method == http.MethodPost {
-			w.WriteHeader(201)
-			fmt.Fprint(w, `{"id":1,"name":"Rex","categoryId":2}`)
-			return
-		}
-		if r.URL.Query().Get("status") == "sold" {
-			w.WriteHeader(401)
-			fmt.Fprint(w, `{"code":"unauthorized","message":"no","status":401}`)
-			return
-		}
-		fmt.Fprint(w, `[{"id":1,"name":"Rex","categoryId":2}]`)
-	})
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
+	pet := `{"id":1,"name":"Rex","categoryId":2}`
+	type call struct {
+		do         func(ctx context.Context, c *Client) error
+		wantStatus int // of the *APIError the call must fail with; 0: success
 	}
-	run := func(calls int) {
-		var wg sync.WaitGroup
-		errs := make(chan error, goroutines*calls)
-		for g := 0; g < goroutines; g++ {
-			wg.Add(1)
-			go func(g int) {
-				defer wg.Done()
-				ctx := context.Background()
-				for i := 0; i < calls; i++ {
-					var err error
-					switch (g + i) % 3 {
-					case 0:
-						_, err = c.ListPets(ctx, ListPetsParams{Limit: 10})
-					case 1:
-						_, err = c.CreatePet(ctx, NewPet{Name: "Rex", CategoryID: 2})
-					case 2:
-						if _, e := c.ListPets(ctx, ListPetsParams{Status: PetStatusSold}); !errors.Is(e, ErrUnauthorized) {
-							err = fmt.Errorf("want ErrUnauthorized, got %v", e)
-						}
-					}
-					if err != nil {
-						errs <- err
-					}
+	list := func(p ListPetsParams, want int) call {
+		return call{func(ctx context.Context, c *Client) error { _, err := c.ListPets(ctx, p); return err }, want}
+	}
+	get := func(id int64, want int) call {
+		return call{func(ctx context.Context, c *Client) error { _, err := c.GetPet(ctx, id); return err }, want}
+	}
+	create := func(name string, want int) call {
+		return call{func(ctx context.Context, c *Client) error {
+			_, err := c.CreatePet(ctx, NewPet{Name: name, CategoryID: 2})
+			return err
+		}, want}
+	}
+	for _, tc := range []struct {
+		name  string
+		calls []call
+	}{
+		{"without error responses", []call{list(ListPetsParams{Limit: 10}, 0), get(1, 0), create("Rex", 0)}},
+		{"with error responses", []call{
+			list(ListPetsParams{Limit: 10}, 0),
+			list(ListPetsParams{Status: PetStatusSold}, 401),    // JSON Error body
+			list(ListPetsParams{Status: PetStatusPending}, 503), // retried, then given up
+			list(ListPetsParams{Limit: 13}, 500),                // HTML page, retried
+			get(404, 404),                                       // JSON Error body
+			get(302, 302),                                       // a redirect to another origin, refused
+			get(429, 429),                                       // Retry-After over the max: not retried
+			create("Rex", 0),
+			create("rate-limited", 429), // POST retried on 429
+			create("bad", 400),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The first requests, one per goroutine, are held at the server
+			// until all have arrived: the pool then holds one connection
+			// per goroutine, without the spare ones net/http may dial when
+			// connections are handed over during a warm-up (a dial race).
+			var arrived sync.WaitGroup
+			arrived.Add(goroutines)
+			var held atomic.Int64
+			srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if held.Add(1) <= goroutines {
+					arrived.Done()
+					arrived.Wait()
 				}
-			}(g)
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Error(err)
-		}
-	}
-	run(1)
-	warm.Store(true)
-	afterWarmUp := conns.Load()
-	if afterWarmUp != goroutines {
-		t.Errorf("warm-up with %d requests in flight opened %d connections; want %d", goroutines, afterWarmUp, goroutines)
-	}
-	run(calls)
-	if n := conns.Load(); n != afterWarmUp {
-		t.Errorf("%d goroutines x %d calls opened %d new connections; want 0", goroutines, calls, n-afterWarmUp)
+				errorBody := func(status int) {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(status)
+					fmt.Fprintf(w, `{"code":"c%d","message":"m","status":%d}`, status, status)
+				}
+				q := r.URL.Query()
+				switch {
+				case r.Method == http.MethodPost:
+					var p NewPet
+					json.NewDecoder(r.Body).Decode(&p)
+					switch p.Name {
+					case "rate-limited":
+						errorBody(429)
+					case "bad":
+						errorBody(400)
+					default:
+						w.WriteHeader(201)
+						fmt.Fprint(w, pet)
+					}
+				case q.Get("status") == "sold":
+					errorBody(401)
+				case q.Get("status") == "pending":
+					errorBody(503)
+				case q.Get("limit") == "13":
+					w.Header().Set("Content-Type", "text/html")
+					w.WriteHeader(500)
+					fmt.Fprint(w, "<html><body>"+strings.Repeat("oops ", 2000)+"</body></html>")
+				case r.URL.Path == "/v1/pets/404":
+					errorBody(404)
+				case r.URL.Path == "/v1/pets/302":
+					http.Redirect(w, r, "https://elsewhere.test/v1/pets/302", http.StatusFound)
+				case r.URL.Path == "/v1/pets/429":
+					w.Header().Set("Retry-After", "3600")
+					errorBody(429)
+				case r.URL.Path == "/v1/pets/1":
+					fmt.Fprint(w, pet)
+				default:
+					fmt.Fprint(w, "["+pet+"]")
+				}
+			})
+			c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithRetryWait(time.Millisecond, time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(calls int) {
+				var wg sync.WaitGroup
+				errs := make(chan error, goroutines*calls)
+				for g := 0; g < goroutines; g++ {
+					wg.Add(1)
+					go func(g int) {
+						defer wg.Done()
+						for i := 0; i < calls; i++ {
+							call := tc.calls[(g+i)%len(tc.calls)]
+							err := call.do(context.Background(), c)
+							var apiErr *APIError
+							switch {
+							case call.wantStatus == 0 && err != nil:
+								errs <- err
+							case call.wantStatus != 0 && (!errors.As(err, &apiErr) || apiErr.Status != call.wantStatus):
+								errs <- fmt.Errorf("error %v; want an *APIError with Status %d", err, call.wantStatus)
+							}
+						}
+					}(g)
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Error(err)
+				}
+			}
+			run(1)
+			afterWarmUp := conns.Load()
+			if afterWarmUp != goroutines {
+				t.Errorf("warm-up with %d requests in flight opened %d connections; want %d", goroutines, afterWarmUp, goroutines)
+			}
+			run(calls)
+			if n := conns.Load(); n != afterWarmUp {
+				t.Errorf("%d goroutines x %d calls opened %d new connections; want 0", goroutines, calls, n-afterWarmUp)
+			}
+			t.Logf("%d goroutines, %d requests: %d connections", goroutines, held.Load(), conns.Load())
+		})
 	}
 }
 
