@@ -325,7 +325,7 @@ func TestDecodeAllocs(t *testing.T) {
 		max  float64
 		f    func()
 	}{
-		{"decodePets", 2, func() { _, _ = decodePets(list) }},
+		{"decodePets", 3, func() { _, _ = decodePets(list) }}, // the slice, the names as read, the names
 		{"decodePet", 1, func() { _, _ = decodePet(one) }},
 	} {
 		if n := testing.AllocsPerRun(10, tc.f); n > tc.max {
