@@ -81,10 +81,8 @@ const maxSuccessBody = 10 << 20
 // that connections are reused too.
 type Client struct {
 	cred      credential // a func: printing a Client never shows the key
-	petsURL   string     // <base>/pets, ready to use
+	pets      url.URL    // <base>/pets: every request's URL starts as a copy
 	petsPath  string     // its path, as errors and logs show it
-	pets      url.URL    // petsURL parsed: every request's URL starts as a copy
-	host      string     // the Host of every request, as http.NewRequest sets it
 	userAgent []string
 	get, post *retryablehttp.Client // the retry policy differs by method
 	logger    *slog.Logger          // nil: silent
@@ -152,27 +150,27 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		return nil, errors.New("petstore: WithUserAgent: contains a control character")
 	}
 
-	pets := base.JoinPath("pets")
+	// Every request's URL starts as a copy of pets, parsed from its string as
+	// http.NewRequest would parse it, so that requests are the same.
+	pets, err := url.Parse(base.JoinPath("pets").String())
+	if err != nil {
+		return nil, fmt.Errorf("petstore: base URL: %w", err)
+	}
+	if strings.LastIndex(pets.Host, ":") > strings.LastIndex(pets.Host, "]") {
+		pets.Host = strings.TrimSuffix(pets.Host, ":") // as http.NewRequest drops an empty port
+	}
 	petsPath := pets.EscapedPath()
 	if !strings.HasPrefix(petsPath, "/") {
 		petsPath = "/" + petsPath // a base URL with no path at all
 	}
 	c := &Client{
 		cred:      cred,
-		petsURL:   pets.String(),
+		pets:      *pets,
 		petsPath:  petsPath,
 		userAgent: []string{userAgent(cfg.userAgent)},
 		logger:    cfg.logger,
 		warned:    new(warnings),
 	}
-	tmpl, err := url.Parse(c.petsURL)
-	if err != nil {
-		return nil, fmt.Errorf("petstore: base URL: %w", err)
-	}
-	if strings.LastIndex(tmpl.Host, ":") > strings.LastIndex(tmpl.Host, "]") {
-		tmpl.Host = strings.TrimSuffix(tmpl.Host, ":") // as http.NewRequest drops an empty port
-	}
-	c.pets, c.host = *tmpl, tmpl.Host
 	hc := &http.Client{
 		Transport:     &transport{user: cfg.httpClient, timeout: timeout, logger: cfg.logger},
 		CheckRedirect: checkRedirect,
@@ -324,7 +322,7 @@ func (c *Client) newRequest(ctx context.Context, o op, method string, id int64, 
 		ProtoMajor: 1,
 		ProtoMinor: 1,
 		Header:     h,
-		Host:       c.host,
+		Host:       c.pets.Host,
 	}
 	s.rr.Request = tmpl.WithContext(ctx)
 	var raw any

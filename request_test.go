@@ -48,7 +48,11 @@ func TestNewRequestMatchesRetryablehttp(t *testing.T) {
 			t.Fatalf("NewClient(%q): %v", base, err)
 		}
 		for _, tc := range calls {
-			raw := c.petsURL
+			u, err := url.Parse(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := u.JoinPath("pets").String() // the URL string the SDK used to parse per call
 			if tc.o == opGetPet {
 				raw += "/" + strconv.FormatInt(tc.id, 10)
 			}
