@@ -31,29 +31,34 @@ var ErrNotRetryable = errors.New("not retryable")
 //
 // A 429 or 503 whose Retry-After asks for more than maxWait is not retried:
 // the caller gets that response, and with it the wait the server asked for.
-// Nothing is retried once ctx is done.
+// Nothing is retried once ctx is done; but a response that needs no retry
+// is the answer even then (a 201 that arrives as ctx ends is a success).
 func Policy(idempotent bool, maxWait time.Duration) retryablehttp.CheckRetry {
 	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if !shouldRetry(idempotent, maxWait, resp, err) {
+			if err == nil && resp != nil {
+				return false, nil
+			}
+			return false, ctx.Err() // nil, unless ctx caused err
+		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return false, ctxErr
 		}
-		if err != nil {
-			if idempotent {
-				return retryableTransportError(err), nil
-			}
-			return IsDialError(err), nil
-		}
-		if resp == nil {
-			return false, nil
-		}
-		if !RetryableStatus(idempotent, resp.StatusCode) {
-			return false, nil
-		}
-		if d, ok := RetryAfter(resp, time.Now()); ok && d > maxWait {
-			return false, nil
-		}
 		return true, nil
 	}
+}
+
+func shouldRetry(idempotent bool, maxWait time.Duration, resp *http.Response, err error) bool {
+	switch {
+	case err != nil && idempotent:
+		return retryableTransportError(err)
+	case err != nil:
+		return IsDialError(err)
+	case resp == nil || !RetryableStatus(idempotent, resp.StatusCode):
+		return false
+	}
+	d, ok := RetryAfter(resp, time.Now())
+	return !ok || d <= maxWait
 }
 
 // RetryableStatus reports whether a response status is worth another attempt.
@@ -113,8 +118,9 @@ func IsDialError(err error) bool {
 
 // Backoff is the retryablehttp.Backoff: the server's Retry-After on a 429 or
 // 503 when it gives one (never more than max), otherwise min doubled for each
-// attempt already made, capped at max, with jitter: a uniform pick in the upper
-// half of that wait, never below min.
+// attempt already made, capped at max, plus jitter: up to half as much again,
+// picked uniformly, still capped at max. So the first wait is between min and
+// 1.5·min, and clients that failed together do not retry together.
 func Backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
 		if d, ok := RetryAfter(resp, time.Now()); ok {
@@ -123,7 +129,7 @@ func Backoff(min, max time.Duration, attempt int, resp *http.Response) time.Dura
 	}
 	d := exponential(min, max, attempt)
 	if half := d / 2; half > 0 {
-		d = half + rand.N(d-half+1)
+		d += rand.N(half + 1)
 	}
 	return clamp(d, min, max)
 }

@@ -137,33 +137,53 @@ type timeoutErr struct{}
 func (timeoutErr) Error() string { return "i/o timeout" }
 func (timeoutErr) Timeout() bool { return true }
 
-func TestPolicyStopsWhenContextDone(t *testing.T) {
+func TestPolicyWhenContextDone(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	got, err := Policy(true, time.Minute)(ctx, response(503, ""), nil)
-	if got || !errors.Is(err, context.Canceled) {
-		t.Errorf("Policy on a canceled context = %v, %v; want false, context.Canceled", got, err)
+	tests := []struct {
+		name    string
+		resp    *http.Response
+		err     error
+		wantErr error
+	}{
+		{"retryable status: not retried, the context's error", response(429, ""), nil, context.Canceled},
+		{"transport error: the context's error", nil, fmt.Errorf("read: %w", context.Canceled), context.Canceled},
+		{"a 201 is still the answer", response(201, ""), nil, nil},
+		{"a 404 is still the answer", response(404, ""), nil, nil},
+	}
+	for _, tc := range tests {
+		for _, idempotent := range []bool{true, false} {
+			got, err := Policy(idempotent, time.Minute)(ctx, tc.resp, tc.err)
+			if got || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Errorf("%s (idempotent=%v): Policy = %v, %v; want false, %v", tc.name, idempotent, got, err, tc.wantErr)
+			}
+		}
 	}
 }
 
 func TestBackoff(t *testing.T) {
 	min, max := 100*time.Millisecond, time.Second
-	for attempt, want := range []time.Duration{100, 200, 400, 800, 1000, 1000, 1000} {
-		want *= time.Millisecond
-		lo := want / 2
-		if lo < min {
-			lo = min
+	for attempt, base := range []time.Duration{100, 200, 400, 800, 1000, 1000, 1000} {
+		base *= time.Millisecond
+		hi := base + base/2
+		if hi > max {
+			hi = max
 		}
+		seen := map[time.Duration]bool{}
 		for i := 0; i < 200; i++ {
 			got := Backoff(min, max, attempt, response(500, ""))
-			if got < lo || got > want {
-				t.Fatalf("Backoff(attempt %d) = %v; want in [%v, %v]", attempt, got, lo, want)
+			if got < base || got > hi {
+				t.Fatalf("Backoff(attempt %d) = %v; want in [%v, %v]", attempt, got, base, hi)
 			}
+			seen[got] = true
+		}
+		if hi > base && len(seen) < 10 {
+			t.Errorf("Backoff(attempt %d): %d distinct waits in 200; want jitter", attempt, len(seen))
 		}
 	}
 	// Large attempt numbers must not overflow.
-	if got := Backoff(min, max, 1000, nil); got < max/2 || got > max {
-		t.Errorf("Backoff(attempt 1000) = %v; want in [%v, %v]", got, max/2, max)
+	if got := Backoff(min, max, 1000, nil); got != max {
+		t.Errorf("Backoff(attempt 1000) = %v; want %v", got, max)
 	}
 	if got := Backoff(0, 0, 3, nil); got != 0 {
 		t.Errorf("Backoff(0, 0) = %v; want 0", got)
@@ -185,7 +205,7 @@ func TestBackoffUsesRetryAfter(t *testing.T) {
 		}
 	}
 	// Retry-After on another status is ignored: the computed wait is used.
-	if got := Backoff(time.Second, 5*time.Second, 0, response(500, "3")); got != time.Second {
-		t.Errorf("Backoff on a 500 with Retry-After 3 = %v; want 1s", got)
+	if got := Backoff(time.Second, 5*time.Second, 0, response(500, "3")); got < time.Second || got > 1500*time.Millisecond {
+		t.Errorf("Backoff on a 500 with Retry-After 3 = %v; want the computed wait, in [1s, 1.5s]", got)
 	}
 }
