@@ -97,35 +97,22 @@ const (
 )
 
 // newAPIError builds the APIError for a non-2xx response whose body (up to
-// maxErrorBody) is body. Should the server echo the API key, it is redacted.
+// maxErrorBody) is body. Should the server echo the API key, in the body
+// (escaped or not) or in a header, the APIError shows "[REDACTED]" instead.
 func newAPIError(method, path string, resp *http.Response, body []byte, key string) *APIError {
 	e := &APIError{Status: resp.StatusCode, method: method, path: path}
 	e.RequestID = resp.Header.Get("X-Request-Id")
 	if e.RequestID == "" {
 		e.RequestID = resp.Header.Get("Request-Id")
 	}
-	if resp.Header.Get("Retry-After") != "" {
-		if d, ok := retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		if d, ok := retry.ParseRetryAfter(v, time.Now()); ok {
 			e.RetryAfter = d
 		}
 	}
-	if key != "" && strings.Contains(e.RequestID, key) {
-		e.RequestID = strings.ReplaceAll(e.RequestID, key, "[REDACTED]")
-	}
-	if key != "" && bytes.Contains(body, []byte(key)) {
-		body = bytes.ReplaceAll(body, []byte(key), []byte("[REDACTED]"))
-	}
-	if len(body) > maxErrorSample {
-		e.Body = bytes.Clone(body[:maxErrorSample])
-	} else if len(body) > 0 {
-		e.Body = bytes.Clone(body)
-	}
-
-	if len(bytes.TrimSpace(body)) == 0 {
-		e.Message = "empty response body"
-		return e
-	}
 	switch shape, err := decodeErrorBody(body); {
+	case len(bytes.TrimSpace(body)) == 0:
+		e.Message = "empty response body"
 	case err != nil:
 		e.Message = describeBody(resp.Header.Get("Content-Type"), len(body))
 	case !shape.hasCode && !shape.hasMessage:
@@ -133,7 +120,26 @@ func newAPIError(method, path string, resp *http.Response, body []byte, key stri
 	default:
 		e.Code, e.Message = shape.code, shape.message
 	}
+	if len(body) > 0 {
+		e.Body = bytes.Clone(body[:min(len(body), maxErrorSample)])
+	}
+	if key != "" {
+		e.Code, e.Message, e.RequestID = redact(e.Code, key), redact(e.Message, key), redact(e.RequestID, key)
+		e.Body = redactBytes(e.Body, key, len(body) > maxErrorSample)
+	}
 	return e
+}
+
+// redactBytes replaces every occurrence of key in b and, when b was cut
+// from a longer body, a start of the key that b ends with.
+func redactBytes(b []byte, key string, cut bool) []byte {
+	b = bytes.ReplaceAll(b, []byte(key), []byte("[REDACTED]"))
+	for n := min(len(key)-1, len(b)); cut && n > 0; n-- {
+		if bytes.HasSuffix(b, []byte(key[:n])) {
+			return append(b[:len(b)-n], "[REDACTED]"...)
+		}
+	}
+	return b
 }
 
 // describeBody says what a body that is not JSON is, without quoting it.

@@ -3,6 +3,7 @@ package petstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -325,5 +326,106 @@ func TestErrorsNameThePathWithoutABasePath(t *testing.T) {
 	_, err = c.ListPets(context.Background(), ListPetsParams{})
 	if want := "petstore: GET /pets: 404 not_found: m"; err == nil || err.Error() != want {
 		t.Errorf("err = %v; want %q", err, want)
+	}
+}
+
+func TestOddTransportsDoNotPanic(t *testing.T) {
+	tests := []struct {
+		name    string
+		rt      roundTripFunc
+		wantErr string // "": success
+		wantAPI int
+	}{
+		{"nil body on a 404", func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 404, Header: http.Header{}}, nil
+		}, "", 404},
+		{"nil body on a 200", func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{}}, nil
+		}, "unexpected response body", 0},
+		{"no response and no error", func(*http.Request) (*http.Response, error) { return nil, nil }, "no response and no error", 0},
+		{"response and error", func(*http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Body: http.NoBody}, errors.New("boom")
+		}, "boom", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewClient(testKey, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: tc.rt}), WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pets, err := c.ListPets(context.Background(), ListPetsParams{})
+			var apiErr *APIError
+			switch {
+			case tc.wantAPI != 0:
+				if !errors.As(err, &apiErr) || apiErr.Status != tc.wantAPI {
+					t.Errorf("ListPets = %v, %v; want *APIError %d", pets, err, tc.wantAPI)
+				}
+			case err == nil || !strings.Contains(err.Error(), tc.wantErr) || errors.As(err, &apiErr):
+				t.Errorf("ListPets = %v, %v; want an error containing %q, not *APIError", pets, err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestCutErrorBodyKeepsItsStatus: a non-2xx answer whose body breaks off is
+// still that answer; a 429 to CreatePet is still retried.
+func TestCutErrorBodyKeepsItsStatus(t *testing.T) {
+	cut := func(status int) httpmock.Responder {
+		return func(*http.Request) (*http.Response, error) {
+			body := io.MultiReader(strings.NewReader(`{"code":"x","mess`), iotest.ErrReader(io.ErrUnexpectedEOF))
+			return &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(body), ContentLength: 100}, nil
+		}
+	}
+	c, mt := newTestClient(t)
+	mt.RegisterResponder("GET", testPets+"/7", cut(404))
+	mt.RegisterResponder("POST", testPets, sequence(cut(429), jsonResponder(201, `{"id":3,"name":"Rex","categoryId":1}`)))
+	_, err := c.GetPet(context.Background(), 7)
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("GetPet = %v; want ErrNotFound", err)
+	}
+	if pet, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1}); err != nil || pet.ID != 3 {
+		t.Errorf("CreatePet = %v, %v; want the pet created by the retry after the 429", pet, err)
+	}
+	if n := mt.GetTotalCallCount(); n != 3 {
+		t.Errorf("requests = %d; want 3 (404 not retried, 429 retried once)", n)
+	}
+}
+
+func TestEscapedKeyInErrorBodyIsRedacted(t *testing.T) {
+	// The key with its first letter escaped, so that the raw body does not
+	// hold it but the decoded message does.
+	escaped := `\u00` + fmt.Sprintf("%02x", testKey[0]) + testKey[1:]
+	c, mt := newTestClient(t, WithMaxRetries(0))
+	mt.RegisterResponder("GET", testPets, jsonResponder(401, `{"code":"`+escaped+`","message":"bad key `+escaped+`","status":401}`))
+	_, err := c.ListPets(context.Background(), ListPetsParams{})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("err = %v; want *APIError", err)
+	}
+	for _, s := range []string{err.Error(), apiErr.Code, apiErr.Message, fmt.Sprintf("%+v", *apiErr)} {
+		if strings.Contains(s, testKey) {
+			t.Errorf("the key shows in %q", s)
+		}
+	}
+	if apiErr.Message != "bad key [REDACTED]" {
+		t.Errorf("Message = %q; want %q", apiErr.Message, "bad key [REDACTED]")
+	}
+}
+
+func TestKeyInTransportErrorIsRedactedThroughout(t *testing.T) {
+	c, mt := newTestClient(t, WithMaxRetries(0))
+	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(errors.New(`malformed MIME header: missing colon: "Bearer `+testKey+`"`)))
+	_, err := c.ListPets(context.Background(), ListPetsParams{})
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		t.Fatalf("err = %v; want a *url.Error inside", err)
+	}
+	for e := error(err); e != nil; e = errors.Unwrap(e) {
+		if strings.Contains(e.Error(), testKey) {
+			t.Errorf("%T in the chain shows the key: %v", e, e)
+		}
+	}
+	if !strings.Contains(err.Error(), "Bearer [REDACTED]") {
+		t.Errorf("err = %v; want the redacted text", err)
 	}
 }

@@ -282,3 +282,12 @@ func TestNoRequestForCanceledContext(t *testing.T) {
 		t.Errorf("%d requests sent; want 0", n)
 	}
 }
+
+func TestNilContextIsRefused(t *testing.T) {
+	c, mt := newTestClient(t)
+	//lint:ignore SA1012 the test is about a nil context
+	_, err := c.ListPets(nil, ListPetsParams{})
+	if !errors.Is(err, ErrInvalidParams) || mt.GetTotalCallCount() != 0 {
+		t.Errorf("ListPets(nil ctx) = %v after %d requests; want ErrInvalidParams and none", err, mt.GetTotalCallCount())
+	}
+}

@@ -173,7 +173,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	}
 	hc := &http.Client{
 		Transport:     &transport{user: cfg.httpClient, timeout: timeout, logger: cfg.logger},
-		CheckRedirect: checkRedirect,
+		CheckRedirect: noRedirects,
 	}
 	c.get = newRetryClient(hc, cfg, true)
 	c.post = newRetryClient(hc, cfg, false)
@@ -255,20 +255,11 @@ func userAgent(prefix string) string {
 	return ua
 }
 
-// checkRedirect follows a redirect only to the same origin (scheme, host and
-// port) with the same method; any other 3xx is returned to the caller as an
-// APIError, so the key never goes to another host and a POST never turns
-// into a GET.
-func checkRedirect(req *http.Request, via []*http.Request) error {
-	first := via[0]
-	if req.URL.Scheme != first.URL.Scheme || req.URL.Host != first.URL.Host || req.Method != first.Method {
-		return http.ErrUseLastResponse
-	}
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	return nil
-}
+// noRedirects makes a 3xx the answer of its attempt. The interface defines
+// no redirect, so the SDK follows none: a 3xx comes back as an APIError, the
+// key never goes to another host, a POST never turns into a GET, and one
+// attempt is one request, which WithTimeout and the logs count.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // operations, for per-operation state.
 type op int
@@ -340,6 +331,9 @@ func (c *Client) newRequest(ctx context.Context, o op, method string, id int64, 
 // not nil. It returns the 2xx body for the caller to decode; any other
 // outcome is an error.
 func (c *Client) do(ctx context.Context, o op, method string, id int64, query string, body []byte) ([]byte, error) {
+	if ctx == nil {
+		return nil, fmt.Errorf("%w: nil context.Context", ErrInvalidParams)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, &transportError{method: method, path: c.path(o, id), err: err}
 	}
@@ -360,7 +354,8 @@ func (c *Client) do(ctx context.Context, o op, method string, id int64, query st
 		defer resp.Body.Close()
 	}
 	if err != nil {
-		return nil, &transportError{method: method, path: c.path(o, id), err: err, cred: c.cred}
+		key, _ := c.cred()
+		return nil, &transportError{method: method, path: c.path(o, id), err: redactError(err, key)}
 	}
 	if c.logger != nil {
 		c.warnDeprecationHeaders(ctx, o, method, c.path(o, id), resp.Header)
@@ -382,7 +377,6 @@ var jsonMediaType = []string{"application/json"}
 type transportError struct {
 	method, path string
 	err          error
-	cred         credential // to redact the key, should the cause quote a server that echoed it; may be nil
 }
 
 func (e *transportError) Error() string {
@@ -391,18 +385,34 @@ func (e *transportError) Error() string {
 	if errors.As(cause, &ue) {
 		cause = ue.Err // its URL repeats what we print
 	}
-	msg := "petstore: " + e.method + " " + e.path + ": " + cause.Error()
-	if e.cred != nil {
-		// net/http quotes a malformed response line ("malformed MIME
-		// header: missing colon: ..."), which may echo the key.
-		if key, _ := e.cred(); key != "" {
-			msg = strings.ReplaceAll(msg, key, "[REDACTED]")
-		}
-	}
-	return msg
+	return "petstore: " + e.method + " " + e.path + ": " + cause.Error()
 }
 
 func (e *transportError) Unwrap() error { return e.err }
+
+// redactError returns err, or, should its text hold the key, an error with
+// that text redacted. net/http quotes a malformed response line ("malformed
+// MIME header: missing colon: ..."), which a server may have made of the
+// Authorization header it was sent. Such an error keeps its *url.Error, but
+// not what that wrapped, which would still hold the key.
+func redactError(err error, key string) error {
+	if key == "" || !strings.Contains(err.Error(), key) {
+		return err
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return &url.Error{Op: ue.Op, URL: ue.URL, Err: errors.New(redact(ue.Err.Error(), key))}
+	}
+	return errors.New(redact(err.Error(), key))
+}
+
+// redact replaces every occurrence of key in s.
+func redact(s, key string) string {
+	if key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[REDACTED]")
+}
 
 // transport is the SDK's http.RoundTripper for one Client. It sends through
 // the user's transport (looked up on every request), bounds each attempt with
@@ -417,16 +427,28 @@ type transport struct {
 }
 
 // sharedTransport is the transport of every Client made without
-// WithHTTPClient: http.DefaultTransport's settings, with an idle pool sized
-// for many goroutines on one host.
-var sharedTransport = sync.OnceValue(func() http.RoundTripper {
-	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+// WithHTTPClient: a clone of http.DefaultTransport (proxy from the
+// environment, same dial and TLS settings), with an idle pool sized for many
+// goroutines on one host. Should http.DefaultTransport have been replaced
+// (by a mock, say) when it is first needed, it starts from the settings
+// net/http's default has instead: a mock must not become the SDK's for good.
+var sharedTransport = sync.OnceValue(func() *http.Transport {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if ok {
 		t = t.Clone()
-		t.MaxIdleConns = 256
-		t.MaxIdleConnsPerHost = 128
-		return t
+	} else {
+		t = &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			ForceAttemptHTTP2:     true,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ExpectContinueTimeout: time.Second,
+		}
 	}
-	return http.DefaultTransport
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 128
+	return t
 })
 
 func (t *transport) base() http.RoundTripper {
@@ -452,7 +474,18 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		start = time.Now()
 	}
 	resp, err := t.base().RoundTrip(req)
-	if err == nil {
+	switch {
+	case err != nil:
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		resp = nil
+	case resp == nil:
+		err = errors.New("the http.RoundTripper returned no response and no error")
+	default:
+		if resp.Body == nil {
+			resp.Body = http.NoBody
+		}
 		err = bufferBody(resp)
 	}
 	if err != nil && cancel != nil && ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
@@ -506,11 +539,14 @@ var errBodyTooLarge = fmt.Errorf("response body exceeds %d MiB: %w", maxSuccessB
 
 // bufferBody replaces resp.Body by its contents: up to maxSuccessBody for a
 // 2xx (more is an error), up to maxErrorBody otherwise (the rest is dropped).
-// The original body is closed on every path.
+// A 2xx body that cannot be read whole is an error; any other response keeps
+// what could be read of its body, so that its status is not lost. The
+// original body is closed on every path.
 func bufferBody(resp *http.Response) error {
 	defer resp.Body.Close()
+	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
 	limit := int64(maxErrorBody)
-	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+	if success {
 		limit = maxSuccessBody
 	}
 	size := int64(512)
@@ -518,7 +554,7 @@ func bufferBody(resp *http.Response) error {
 		size = min(resp.ContentLength, limit) + 1 // +1: room to see EOF
 	}
 	data, err := readAll(resp.Body, size, limit+1)
-	if err != nil {
+	if err != nil && success {
 		return err
 	}
 	if int64(len(data)) > limit {
