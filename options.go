@@ -48,8 +48,8 @@ func WithBaseURL(u string) Option {
 // (http.DefaultTransport when it is nil). The Transport is looked up on each
 // request, so a mock installed in hc after NewClient still takes effect; hc
 // itself is never modified. hc's non-zero Timeout is the per-attempt timeout
-// unless [WithTimeout] is given. Redirects follow the Client's own rules, not
-// hc's CheckRedirect, and hc's Jar is not used.
+// unless [WithTimeout] is given. hc's CheckRedirect and Jar are not used: the
+// SDK follows no redirect (the interface defines none) and sends no cookies.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) { c.httpClient, c.httpSet = hc, true }
 }
