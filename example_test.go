@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/jarcoal/httpmock"
@@ -62,14 +64,17 @@ func ExampleNewClient() {
 	// WithBaseURL, it uses PETSTORE_BASE_URL, else petstore.ProductionURL.
 	c, err := petstore.NewClient(srv.APIKey,
 		petstore.WithBaseURL(srv.URL), // for example petstore.StagingURL
-		petstore.WithTimeout(10*time.Second),
-		petstore.WithMaxRetries(3),
+		petstore.WithMaxRetries(3),                                  // retries after the first attempt
+		petstore.WithRetryWait(200*time.Millisecond, 5*time.Second), // backoff bounds
+		petstore.WithTimeout(10*time.Second),                        // per attempt
 		petstore.WithUserAgent("myapp/1.2"),
 	)
 	if err != nil {
 		log.Fatal(err)
 	}
-	pets, err := c.ListPets(context.Background(), petstore.ListPetsParams{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // the whole call
+	defer cancel()
+	pets, err := c.ListPets(ctx, petstore.ListPetsParams{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -159,4 +164,28 @@ func ExampleWithHTTPClient() {
 	}
 	fmt.Println(pets[0].Name, "- calls:", mt.GetTotalCallCount())
 	// Output: Rex - calls: 1
+}
+
+func ExampleWithLogger() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == "duration" {
+				return slog.Attr{} // drop what changes from run to run
+			}
+			return a
+		},
+	}))
+	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL), petstore.WithLogger(logger))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.ListPets(context.Background(), petstore.ListPetsParams{Limit: 5}); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// level=DEBUG msg="petstore: attempt" method=GET path=/v1/pets attempt=1 status=200 request_id=req-1
 }
