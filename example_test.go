@@ -63,7 +63,7 @@ func ExampleNewClient() {
 	// With "" as the key, NewClient reads PETSTORE_API_KEY. Without
 	// WithBaseURL, it uses PETSTORE_BASE_URL, else petstore.ProductionURL.
 	c, err := petstore.NewClient(srv.APIKey,
-		petstore.WithBaseURL(srv.URL), // for example petstore.StagingURL
+		petstore.WithBaseURL(srv.URL),                               // for example petstore.StagingURL
 		petstore.WithMaxRetries(3),                                  // retries after the first attempt
 		petstore.WithRetryWait(200*time.Millisecond, 5*time.Second), // backoff bounds
 		petstore.WithTimeout(10*time.Second),                        // per attempt
