@@ -74,7 +74,7 @@ func (c *Client) ListPets(ctx context.Context, p ListPetsParams) ([]Pet, error) 
 		}
 		query = string(q)
 	}
-	body, err := c.do(ctx, opListPets, http.MethodGet, 0, query, nil)
+	body, err := c.do(ctx, opListPets, 0, query, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (c *Client) CreatePet(ctx context.Context, p NewPet) (*Pet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("petstore: CreatePet: %w", err)
 	}
-	body, err := c.do(ctx, opCreatePet, http.MethodPost, 0, "", in)
+	body, err := c.do(ctx, opCreatePet, 0, "", in)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (c *Client) CreatePet(ctx context.Context, p NewPet) (*Pet, error) {
 // [Client.ListPets] with a Status filter instead.
 func (c *Client) GetPet(ctx context.Context, id int64) (*Pet, error) {
 	c.warnDeprecated(ctx)
-	body, err := c.do(ctx, opGetPet, http.MethodGet, id, "", nil)
+	body, err := c.do(ctx, opGetPet, id, "", nil)
 	if err != nil {
 		return nil, err
 	}

@@ -271,6 +271,14 @@ const (
 	numOps
 )
 
+// method is the HTTP method of an operation.
+func (o op) method() string {
+	if o == opCreatePet {
+		return http.MethodPost
+	}
+	return http.MethodGet
+}
+
 // path returns the path of a call, as errors and logs show it: the pets
 // collection, or for GetPet the pet id.
 func (c *Client) path(o op, id int64) string {
@@ -289,7 +297,7 @@ type request struct {
 // newRequest builds the request of a call as retryablehttp.NewRequest would
 // from the URL string, without formatting and parsing that string: the URL
 // is a copy of c.pets, with the pet id appended for GetPet and the query.
-func (c *Client) newRequest(ctx context.Context, o op, method string, id int64, query string, body []byte) (*retryablehttp.Request, error) {
+func (c *Client) newRequest(ctx context.Context, o op, id int64, query string, body []byte) (*retryablehttp.Request, error) {
 	s := &request{u: c.pets}
 	s.u.RawQuery = query
 	if o == opGetPet {
@@ -307,7 +315,7 @@ func (c *Client) newRequest(ctx context.Context, o op, method string, id int64, 
 		h["Content-Type"] = jsonMediaType
 	}
 	tmpl := http.Request{
-		Method:     method,
+		Method:     o.method(),
 		URL:        &s.u,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
@@ -330,7 +338,8 @@ func (c *Client) newRequest(ctx context.Context, o op, method string, id int64, 
 // query, the encoded query string), with body as its JSON body when it is
 // not nil. It returns the 2xx body for the caller to decode; any other
 // outcome is an error.
-func (c *Client) do(ctx context.Context, o op, method string, id int64, query string, body []byte) ([]byte, error) {
+func (c *Client) do(ctx context.Context, o op, id int64, query string, body []byte) ([]byte, error) {
+	method := o.method()
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context.Context", ErrInvalidParams)
 	}
@@ -340,13 +349,13 @@ func (c *Client) do(ctx context.Context, o op, method string, id int64, query st
 	if c.logger != nil {
 		ctx = context.WithValue(ctx, attemptKey{}, new(attemptLog))
 	}
-	req, err := c.newRequest(ctx, o, method, id, query, body)
+	req, err := c.newRequest(ctx, o, id, query, body)
 	if err != nil {
 		return nil, fmt.Errorf("petstore: %s %s: %w", method, c.path(o, id), err)
 	}
 
 	rc := c.get
-	if method != http.MethodGet {
+	if o == opCreatePet {
 		rc = c.post
 	}
 	resp, err := rc.Do(req)
@@ -631,10 +640,8 @@ func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, resp *ht
 		}
 		if id != "" {
 			// A server may echo the key (the request's bearer token) here.
-			if key, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer "); ok && key != "" {
-				id = strings.ReplaceAll(id, key, "[REDACTED]")
-			}
-			attrs = append(attrs, slog.String("request_id", id))
+			key, _ := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+			attrs = append(attrs, slog.String("request_id", redact(id, key)))
 		}
 	}
 	l.LogAttrs(ctx, slog.LevelDebug, "petstore: attempt", attrs...)

@@ -74,7 +74,7 @@ func TestNewRequestMatchesRetryablehttp(t *testing.T) {
 			if tc.body != nil {
 				want.Header["Content-Type"] = jsonMediaType
 			}
-			got, err := c.newRequest(ctx, tc.o, tc.method, tc.id, tc.query, tc.body)
+			got, err := c.newRequest(ctx, tc.o, tc.id, tc.query, tc.body)
 			if err != nil {
 				t.Fatal(err)
 			}
