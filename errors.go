@@ -97,9 +97,9 @@ const (
 )
 
 // newAPIError builds the APIError for a non-2xx response whose body (up to
-// maxErrorBody) is body. Should the server echo the API key, in the body
+// maxErrorBody) is body, cut short by cut if that is not nil. Should the server echo the API key, in the body
 // (escaped or not) or in a header, the APIError shows "[REDACTED]" instead.
-func newAPIError(method, path string, resp *http.Response, body []byte, key string) *APIError {
+func newAPIError(method, path string, resp *http.Response, body []byte, cut error, key string) *APIError {
 	e := &APIError{Status: resp.StatusCode, method: method, path: path}
 	e.RequestID = resp.Header.Get("X-Request-Id")
 	if e.RequestID == "" {
@@ -111,6 +111,8 @@ func newAPIError(method, path string, resp *http.Response, body []byte, key stri
 		}
 	}
 	switch shape, err := decodeErrorBody(body); {
+	case err != nil && cut != nil:
+		e.Message = "response body cut short after " + strconv.Itoa(len(body)) + " bytes"
 	case len(bytes.TrimSpace(body)) == 0:
 		e.Message = "empty response body"
 	case err != nil:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -427,5 +428,24 @@ func TestKeyInTransportErrorIsRedactedThroughout(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "Bearer [REDACTED]") {
 		t.Errorf("err = %v; want the redacted text", err)
+	}
+}
+
+// TestCutErrorBodySaysSo: a non-2xx body cut short by the connection keeps
+// its status, and its message says it was cut short.
+func TestCutErrorBodySaysSo(t *testing.T) {
+	head := "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n" + `{"code":"not_found",`
+	base := rawServer(t, func(c net.Conn) { io.WriteString(c, head); c.Close() })
+	c, err := NewClient(testKey, WithBaseURL(base), WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.GetPet(context.Background(), 7)
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 404 {
+		t.Fatalf("GetPet: %v; want an *APIError with Status 404", err)
+	}
+	if !strings.Contains(apiErr.Message, "cut short") || strings.Contains(apiErr.Message, "non-JSON") {
+		t.Errorf("Message = %q; want it to say the body was cut short", apiErr.Message)
 	}
 }

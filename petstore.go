@@ -182,7 +182,9 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 
 // newRetryClient configures every field of a retryablehttp.Client, so none
 // of its defaults (a logger on stderr, a retry policy that retries POST,
-// uncapped Retry-After, a status-losing error handler) comes through.
+// uncapped Retry-After, a status-losing error handler) comes through. The
+// policy waits between attempts itself (see retry.Policy); RetryMax only
+// backs it up.
 func newRetryClient(hc *http.Client, cfg config, idempotent bool) *retryablehttp.Client {
 	rc := retryablehttp.NewClient()
 	rc.HTTPClient = hc
@@ -190,8 +192,13 @@ func newRetryClient(hc *http.Client, cfg config, idempotent bool) *retryablehttp
 	rc.RetryMax = cfg.maxRetries
 	rc.RetryWaitMin = cfg.retryWaitMin
 	rc.RetryWaitMax = cfg.retryWaitMax
-	rc.CheckRetry = retry.Policy(idempotent, cfg.retryWaitMax)
-	rc.Backoff = retry.Backoff
+	rc.CheckRetry = retry.Policy{
+		Idempotent: idempotent,
+		MaxRetries: cfg.maxRetries,
+		MinWait:    cfg.retryWaitMin,
+		MaxWait:    cfg.retryWaitMax,
+	}.CheckRetry
+	rc.Backoff = retry.NoBackoff
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	return rc
 }
@@ -288,23 +295,31 @@ func (c *Client) path(o op, id int64) string {
 	return c.petsPath
 }
 
-// request is a retryablehttp.Request and its URL, in one allocation.
-type request struct {
-	rr retryablehttp.Request
-	u  url.URL
+// call is one call of an operation: the caller's context, which its
+// requests carry as theirs (so that the retry policy finds the call's state
+// in it, see retry.Carrier), the retry state, and the request with its URL,
+// all in one allocation.
+type call struct {
+	context.Context
+	retry retry.Call
+	rr    retryablehttp.Request
+	u     url.URL
 }
 
-// newRequest builds the request of a call as retryablehttp.NewRequest would
+// RetryCall returns the call's retry state.
+func (cl *call) RetryCall() *retry.Call { return &cl.retry }
+
+// newCall builds the request of a call as retryablehttp.NewRequest would
 // from the URL string, without formatting and parsing that string: the URL
 // is a copy of c.pets, with the pet id appended for GetPet and the query.
-func (c *Client) newRequest(ctx context.Context, o op, id int64, query string, body []byte) (*retryablehttp.Request, error) {
-	s := &request{u: c.pets}
-	s.u.RawQuery = query
+func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body []byte) (*call, error) {
+	cl := &call{Context: ctx, u: c.pets}
+	cl.u.RawQuery = query
 	if o == opGetPet {
 		var buf [64]byte
-		s.u.Path = string(strconv.AppendInt(append(append(buf[:0], c.pets.Path...), '/'), id, 10))
+		cl.u.Path = string(strconv.AppendInt(append(append(buf[:0], c.pets.Path...), '/'), id, 10))
 		if c.pets.RawPath != "" {
-			s.u.RawPath = c.pets.RawPath + "/" + strconv.FormatInt(id, 10)
+			cl.u.RawPath = c.pets.RawPath + "/" + strconv.FormatInt(id, 10)
 		}
 	}
 	h := make(http.Header, 4)
@@ -316,22 +331,22 @@ func (c *Client) newRequest(ctx context.Context, o op, id int64, query string, b
 	}
 	tmpl := http.Request{
 		Method:     o.method(),
-		URL:        &s.u,
+		URL:        &cl.u,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
 		ProtoMinor: 1,
 		Header:     h,
 		Host:       c.pets.Host,
 	}
-	s.rr.Request = tmpl.WithContext(ctx)
+	cl.rr.Request = tmpl.WithContext(cl)
 	var raw any
 	if body != nil {
 		raw = body
 	}
-	if err := s.rr.SetBody(raw); err != nil {
+	if err := cl.rr.SetBody(raw); err != nil {
 		return nil, err
 	}
-	return &s.rr, nil
+	return cl, nil
 }
 
 // do sends one call of operation o (with id, the pet id of GetPet, and
@@ -346,10 +361,7 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 	if err := ctx.Err(); err != nil {
 		return nil, &transportError{method: method, path: c.path(o, id), err: err}
 	}
-	if c.logger != nil {
-		ctx = context.WithValue(ctx, attemptKey{}, new(attemptLog))
-	}
-	req, err := c.newRequest(ctx, o, id, query, body)
+	cl, err := c.newCall(ctx, o, id, query, body)
 	if err != nil {
 		return nil, fmt.Errorf("petstore: %s %s: %w", method, c.path(o, id), err)
 	}
@@ -358,23 +370,39 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 	if o == opCreatePet {
 		rc = c.post
 	}
-	resp, err := rc.Do(req)
+	resp, err := rc.Do(&cl.rr)
 	if resp != nil {
 		defer resp.Body.Close()
 	}
 	if err != nil {
-		key, _ := c.cred()
-		return nil, &transportError{method: method, path: c.path(o, id), err: redactError(err, key)}
+		if last, lastErr, ok := cl.retry.Interrupted(); ok {
+			// The context ended before the retry: say so, and keep the
+			// outcome that was to be retried.
+			return nil, &retryWaitError{method: method, path: c.path(o, id), ctx: err, last: c.callError(o, id, last, lastErr)}
+		}
+		return nil, c.callError(o, id, nil, err)
 	}
 	if c.logger != nil {
 		c.warnDeprecationHeaders(ctx, o, method, c.path(o, id), resp.Header)
 	}
-	data := bodyBytes(resp.Body)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		key, _ := c.cred()
-		return nil, newAPIError(method, c.path(o, id), resp, data, key)
+		return nil, c.callError(o, id, resp, nil)
 	}
-	return data, nil
+	return bodyBytes(resp.Body), nil
+}
+
+// callError is the error of a call whose last attempt ended with resp, a
+// response that is not 2xx, or else with err.
+func (c *Client) callError(o op, id int64, resp *http.Response, err error) error {
+	key, _ := c.cred()
+	if resp == nil {
+		if err == nil {
+			err = errors.New("no response") // not from net/http; never fails silently
+		}
+		return &transportError{method: o.method(), path: c.path(o, id), err: redactError(err, key)}
+	}
+	data, cut := bodyContents(resp.Body)
+	return newAPIError(o.method(), c.path(o, id), resp, data, cut, key)
 }
 
 var jsonMediaType = []string{"application/json"}
@@ -398,6 +426,22 @@ func (e *transportError) Error() string {
 }
 
 func (e *transportError) Unwrap() error { return e.err }
+
+// retryWaitError is a call whose context ended while it waited to retry
+// (or as it was about to): it matches the context's error, and carries the
+// error of the attempt it was to retry, an *APIError or a transport error.
+type retryWaitError struct {
+	method, path string
+	ctx          error // the context's error
+	last         error
+}
+
+func (e *retryWaitError) Error() string {
+	last := strings.TrimPrefix(e.last.Error(), "petstore: "+e.method+" "+e.path+": ")
+	return "petstore: " + e.method + " " + e.path + ": " + e.ctx.Error() + " while waiting to retry after: " + last
+}
+
+func (e *retryWaitError) Unwrap() []error { return []error{e.ctx, e.last} }
 
 // redactError returns err, or, should its text hold the key, an error with
 // that text redacted. net/http quotes a malformed response line ("malformed
@@ -495,7 +539,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if resp.Body == nil {
 			resp.Body = http.NoBody
 		}
-		err = bufferBody(resp)
+		err = bufferBody(ctx, resp)
 	}
 	if err != nil && cancel != nil && ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
 		err = &attemptTimeoutError{d: t.timeout, err: err}
@@ -527,6 +571,7 @@ func (e *attemptTimeoutError) Is(target error) bool {
 // bufferedBody is a response body read into memory.
 type bufferedBody struct {
 	data []byte
+	cut  error // the error that cut a non-2xx body short, if any
 	r    bytes.Reader
 }
 
@@ -536,23 +581,51 @@ func (b *bufferedBody) Close() error               { return nil }
 // bodyBytes returns what a response body holds, without copying the ones
 // transport read.
 func bodyBytes(body io.ReadCloser) []byte {
-	if b, ok := body.(*bufferedBody); ok {
-		return b.data
-	}
-	data, _ := io.ReadAll(io.LimitReader(body, maxSuccessBody))
+	data, _ := bodyContents(body)
 	return data
+}
+
+// bodyContents returns what a response body holds and, for a non-2xx body
+// cut short, the error that cut it.
+func bodyContents(body io.ReadCloser) ([]byte, error) {
+	if b, ok := body.(*bufferedBody); ok {
+		return b.data, b.cut
+	}
+	return io.ReadAll(io.LimitReader(body, maxSuccessBody))
 }
 
 // errBodyTooLarge is a 2xx body over the limit; it is not retried.
 var errBodyTooLarge = fmt.Errorf("response body exceeds %d MiB: %w", maxSuccessBody>>20, retry.ErrNotRetryable)
 
+// maxFirstBuffer bounds the buffer a Content-Length makes bufferBody start
+// with: beyond it, the buffer grows with the bytes that arrive, so that a
+// server that promises 10 MiB and sends nothing costs next to nothing.
+const maxFirstBuffer = 32 << 10
+
 // bufferBody replaces resp.Body by its contents: up to maxSuccessBody for a
 // 2xx (more is an error), up to maxErrorBody otherwise (the rest is dropped).
 // A 2xx body that cannot be read whole is an error; any other response keeps
-// what could be read of its body, so that its status is not lost. The
-// original body is closed on every path.
-func bufferBody(resp *http.Response) error {
-	defer resp.Body.Close()
+// what could be read of its body, so that its status is not lost. Should ctx
+// end first, the body is closed, whatever the transport would do, and the
+// read ends with ctx's error. The original body is closed on every path.
+func bufferBody(ctx context.Context, resp *http.Response) error {
+	body := resp.Body
+	switch {
+	case ctx.Done() == nil: // nothing can end it
+		defer body.Close()
+	case ctx.Err() != nil:
+		body.Close()
+		return ctx.Err()
+	default:
+		// net/http stops watching the context once it hands over the body of
+		// a 101 Switching Protocols, and a RoundTripper may never watch it.
+		stop := context.AfterFunc(ctx, func() { body.Close() })
+		defer func() {
+			if stop() {
+				body.Close()
+			} // else the AfterFunc closes it
+		}()
+	}
 	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
 	limit := int64(maxErrorBody)
 	if success {
@@ -560,9 +633,12 @@ func bufferBody(resp *http.Response) error {
 	}
 	size := int64(512)
 	if resp.ContentLength >= 0 {
-		size = min(resp.ContentLength, limit) + 1 // +1: room to see EOF
+		size = min(resp.ContentLength, limit, maxFirstBuffer) + 1 // +1: room to see EOF
 	}
-	data, err := readAll(resp.Body, size, limit+1)
+	data, err := readAll(body, size, limit+1)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if err != nil && success {
 		return err
 	}
@@ -572,7 +648,7 @@ func bufferBody(resp *http.Response) error {
 		}
 		data = data[:limit]
 	}
-	b := &bufferedBody{data: data}
+	b := &bufferedBody{data: data, cut: err}
 	b.r.Reset(data)
 	resp.Body = b
 	return nil
@@ -604,13 +680,6 @@ func readAll(r io.Reader, size, max int64) ([]byte, error) {
 	}
 }
 
-// attemptKey is the context key of the attemptLog of a call, present only
-// when the Client has a logger.
-type attemptKey struct{}
-
-// attemptLog counts the attempts of one call, for the Debug records.
-type attemptLog struct{ n int }
-
 // logAttempt writes the Debug record of one attempt: never a header, a body
 // or the URL's query.
 func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, resp *http.Response, err error, d time.Duration) {
@@ -618,9 +687,8 @@ func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, resp *ht
 		return
 	}
 	attempt := 1
-	if a, ok := ctx.Value(attemptKey{}).(*attemptLog); ok {
-		a.n++
-		attempt = a.n
+	if cr, ok := ctx.(retry.Carrier); ok {
+		attempt += cr.RetryCall().Attempts() // the attempts that have ended
 	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),

@@ -1,10 +1,12 @@
 package petstore
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -654,3 +656,185 @@ func TestKeyNeverPrinted(t *testing.T) {
 		t.Errorf("APIError.Message = %q; want the echoed key redacted", apiErr.Message)
 	}
 }
+
+// rawServer is a loopback server that hands each connection, once the
+// request head has been read, to answer. answer may block: the server
+// closes the connections when the test ends.
+func rawServer(t *testing.T, answer func(c net.Conn)) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := make(chan net.Conn, 16)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns <- c
+			go serveRaw(c, answer)
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		close(conns)
+		for c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + l.Addr().String() + "/v1"
+}
+
+// serveRaw reads one request head from c and lets answer write the rest.
+func serveRaw(c net.Conn, answer func(c net.Conn)) {
+	if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+		c.Close()
+		return
+	}
+	answer(c)
+}
+
+// stall returns an answer that writes head and then says nothing more,
+// until the connection is closed.
+func stall(head string) func(net.Conn) {
+	return func(c net.Conn) {
+		io.WriteString(c, head)
+		io.Copy(io.Discard, c) // until the client or the test closes it
+	}
+}
+
+// headersArrived sends through http.DefaultTransport and signals arrived
+// once a response's head has arrived: its body is read next.
+func headersArrived(arrived chan<- struct{}) *http.Client {
+	return &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err == nil {
+			arrived <- struct{}{}
+		}
+		return resp, err
+	})}
+}
+
+// blockingBody is a response body that hands out prefix and then blocks
+// until it is closed, as a RoundTripper that ignores the context might.
+type blockingBody struct {
+	prefix  *strings.Reader
+	reading chan<- struct{} // signalled when a Read blocks
+	closed  chan struct{}
+}
+
+func (b *blockingBody) Read(p []byte) (int, error) {
+	if b.prefix.Len() > 0 {
+		return b.prefix.Read(p)
+	}
+	b.reading <- struct{}{}
+	<-b.closed
+	return 0, errors.New("read on closed body")
+}
+
+func (b *blockingBody) Close() error {
+	select {
+	case <-b.closed:
+	default:
+		close(b.closed)
+	}
+	return nil
+}
+
+// blockingTransport answers every request with status and a blockingBody.
+func blockingTransport(status int, prefix string, reading chan<- struct{}) http.RoundTripper {
+	return roundTripFunc(func(*http.Request) (*http.Response, error) {
+		body := &blockingBody{prefix: strings.NewReader(prefix), reading: reading, closed: make(chan struct{})}
+		return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}}, Body: body, ContentLength: -1}, nil
+	})
+}
+
+const upgradeHead = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-stall\r\nConnection: Upgrade\r\n\r\n"
+
+// TestBodyReadEndsWithContext: every read of a response, 2xx or not, ends
+// when the context or the attempt's timeout ends, whatever the transport
+// does; the error then matches the context's.
+func TestBodyReadEndsWithContext(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, started chan struct{}) []Option
+		timeout bool // the attempt times out (WithTimeout); else the test cancels the context
+	}{
+		{"101 upgrade, context canceled", func(t *testing.T, started chan struct{}) []Option {
+			return []Option{WithBaseURL(rawServer(t, stall(upgradeHead))), WithHTTPClient(headersArrived(started))}
+		}, false},
+		{"101 upgrade, attempt timeout", func(t *testing.T, started chan struct{}) []Option {
+			return []Option{WithBaseURL(rawServer(t, stall(upgradeHead))), WithHTTPClient(headersArrived(started)), WithTimeout(200 * time.Millisecond)}
+		}, true},
+		{"2xx body from a transport that ignores the context", func(t *testing.T, started chan struct{}) []Option {
+			return []Option{WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: blockingTransport(200, `[{"id":1,`, started)})}
+		}, false},
+		{"404 body from a transport that ignores the context", func(t *testing.T, started chan struct{}) []Option {
+			return []Option{WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: blockingTransport(404, `{"code":"not_found",`, started)})}
+		}, false},
+		{"404 body over loopback", func(t *testing.T, started chan struct{}) []Option {
+			head := "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n" + `{"code":"not_found",`
+			return []Option{WithBaseURL(rawServer(t, stall(head))), WithHTTPClient(headersArrived(started))}
+		}, false},
+		{"500 body over loopback", func(t *testing.T, started chan struct{}) []Option {
+			head := "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n" + `{"code":"oops",`
+			return []Option{WithBaseURL(rawServer(t, stall(head))), WithHTTPClient(headersArrived(started))}
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			started := make(chan struct{}, 1)
+			opts := append([]Option{WithMaxRetries(0)}, tc.setup(t, started)...)
+			c, err := NewClient(testKey, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if !tc.timeout {
+				go func() { <-started; cancel() }()
+			}
+			wait(t, 10*time.Second, func() { _, err = c.ListPets(ctx, ListPetsParams{}) })
+			want := context.Canceled
+			if tc.timeout {
+				want = context.DeadlineExceeded
+			}
+			if !errors.Is(err, want) {
+				t.Errorf("ListPets: %v; want an error that matches %v", err, want)
+			}
+			if errors.As(err, new(*APIError)) {
+				t.Errorf("ListPets: %v is an *APIError; want the context's error only", err)
+			}
+		})
+	}
+}
+
+// TestMemoryFollowsTheBytes: a response that promises 10 MiB and sends a
+// few KiB costs memory for what arrived, not for what was promised.
+func TestMemoryFollowsTheBytes(t *testing.T) {
+	promise := func(*http.Request) (*http.Response, error) {
+		body := io.MultiReader(strings.NewReader("["+strings.Repeat(" ", 4<<10)), errReader{io.ErrUnexpectedEOF})
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(body), ContentLength: 10 << 20}, nil
+	}
+	c, mt := newTestClient(t, WithMaxRetries(0))
+	mt.RegisterResponder("GET", testPets, promise)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := c.ListPets(context.Background(), ListPetsParams{})
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("ListPets of a body cut short: no error")
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("a call that received 4 KiB of a promised 10 MiB allocated %d bytes; want under 1 MiB", n)
+	}
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }

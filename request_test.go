@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// TestNewRequestMatchesRetryablehttp checks that newRequest, which builds
+// TestNewRequestMatchesRetryablehttp checks that newCall, which builds
 // requests without formatting and parsing URL strings, builds the request
 // retryablehttp.NewRequestWithContext builds from the URL string.
 func TestNewRequestMatchesRetryablehttp(t *testing.T) {
@@ -41,7 +41,7 @@ func TestNewRequestMatchesRetryablehttp(t *testing.T) {
 		{opGetPet, http.MethodGet, 9223372036854775807, "", nil},
 		{opGetPet, http.MethodGet, -9223372036854775808, "", nil},
 	}
-	ctx := context.WithValue(context.Background(), attemptKey{}, "x")
+	ctx := context.WithValue(context.Background(), ctxKey{}, "x")
 	for _, base := range bases {
 		c, err := NewClient("k", WithBaseURL(base), WithInsecureHTTP())
 		if err != nil {
@@ -74,19 +74,23 @@ func TestNewRequestMatchesRetryablehttp(t *testing.T) {
 			if tc.body != nil {
 				want.Header["Content-Type"] = jsonMediaType
 			}
-			got, err := c.newRequest(ctx, tc.o, tc.id, tc.query, tc.body)
+			cl, err := c.newCall(ctx, tc.o, tc.id, tc.query, tc.body)
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := &cl.rr
 			if diff := cmp.Diff(summary(t, want), summary(t, got), cmpopts.IgnoreUnexported(url.URL{})); diff != "" {
-				t.Errorf("%s %s (-retryablehttp +newRequest):\n%s", tc.method, raw, diff)
+				t.Errorf("%s %s (-retryablehttp +newCall):\n%s", tc.method, raw, diff)
 			}
-			if got.Context() != ctx {
+			if got.Context() != cl || cl.Context != ctx || got.Context().Value(ctxKey{}) != "x" {
 				t.Errorf("%s %s: context not kept", tc.method, raw)
 			}
 		}
 	}
 }
+
+// ctxKey is a context key of the caller's.
+type ctxKey struct{}
 
 type reqSummary struct {
 	Method, Proto, Host    string

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -182,36 +183,87 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestContextEndsBackoffAtOnce(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		ctx  func() (context.Context, context.CancelFunc)
-		want error
+// attemptEnded is a slog.Handler that signals when an attempt has ended,
+// its body read: the SDK logs each attempt at its end.
+type attemptEnded chan struct{}
+
+func (h attemptEnded) Enabled(context.Context, slog.Level) bool { return true }
+func (h attemptEnded) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == "petstore: attempt" {
+		h <- struct{}{}
+	}
+	return nil
+}
+func (h attemptEnded) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h attemptEnded) WithGroup(string) slog.Handler      { return h }
+
+// TestContextEndsWaitKeepsLastError: when the context ends during the wait
+// before a retry, the call ends at once with an error that matches the
+// context's and still carries the last attempt's *APIError.
+func TestContextEndsWaitKeepsLastError(t *testing.T) {
+	ended := make(attemptEnded, 1)
+	c, mt := newTestClient(t, WithRetryWait(time.Hour, time.Hour), WithLogger(slog.New(ended)))
+	mt.RegisterResponder("GET", testPets, jsonResponder(503, `{"code":"unavailable","message":"try later","status":503}`))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-ended; cancel() }()
+	var err error
+	wait(t, 10*time.Second, func() { _, err = c.ListPets(ctx, ListPetsParams{}) })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v; want it to match context.Canceled", err)
+	}
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 503 || apiErr.Code != "unavailable" {
+		t.Errorf("err = %v; want it to carry the 503 *APIError", err)
+	}
+	if n := mt.GetTotalCallCount(); n != 1 {
+		t.Errorf("attempts = %d; want 1", n)
+	}
+	if err != nil {
+		for _, s := range []string{"petstore: GET /v1/pets: ", "context canceled", "503 unavailable: try later"} {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("error %q does not say %q", err, s)
+			}
+		}
+	}
+}
+
+// TestWaitPastDeadlineIsNotStarted: a wait that would end after the
+// context's deadline is not started: the call returns the last attempt's
+// error at once, not the deadline's.
+func TestWaitPastDeadlineIsNotStarted(t *testing.T) {
+	tests := []struct {
+		name           string
+		opts           []Option
+		retryAfter     string
+		wantRetryAfter time.Duration
 	}{
-		{"cancel", func() (context.Context, context.CancelFunc) {
-			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(20*time.Millisecond, cancel)
-			return ctx, cancel
-		}, context.Canceled},
-		{"deadline", func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 20*time.Millisecond)
-		}, context.DeadlineExceeded},
-	} {
+		{"computed wait", []Option{WithRetryWait(time.Hour, time.Hour)}, "", 0},
+		{"Retry-After within the maximum wait", []Option{WithRetryWait(time.Millisecond, 3*time.Hour)}, "7200", 2 * time.Hour},
+	}
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, mt := newTestClient(t, WithRetryWait(time.Hour, time.Hour))
-			mt.RegisterResponder("GET", testPets, jsonResponder(503, ""))
-			ctx, cancel := tc.ctx()
+			c, mt := newTestClient(t, tc.opts...)
+			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+				resp := httpmock.NewStringResponse(503, `{"code":"unavailable","message":"try later","status":503}`)
+				if tc.retryAfter != "" {
+					resp.Header.Set("Retry-After", tc.retryAfter)
+				}
+				return resp, nil
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 			defer cancel()
 			var err error
 			wait(t, 10*time.Second, func() { _, err = c.ListPets(ctx, ListPetsParams{}) })
-			if !errors.Is(err, tc.want) {
-				t.Errorf("err = %v; want %v", err, tc.want)
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) || apiErr.Status != 503 || apiErr.RetryAfter != tc.wantRetryAfter {
+				t.Errorf("err = %v; want the 503 *APIError with RetryAfter %v", err, tc.wantRetryAfter)
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("err = %v matches DeadlineExceeded; the deadline has not passed", err)
 			}
 			if n := mt.GetTotalCallCount(); n != 1 {
 				t.Errorf("attempts = %d; want 1", n)
-			}
-			if !strings.HasPrefix(err.Error(), "petstore: GET /v1/pets: ") {
-				t.Errorf("error %q does not name the call", err)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
-// Package retry holds the retry policy and backoff that petstore plugs into
-// go-retryablehttp: which failures are retried, for which methods, and how long
-// to wait between attempts.
+// Package retry holds the retry policy that petstore plugs into
+// go-retryablehttp: which failures are retried, for which methods, how long
+// to wait between attempts, and the Retry-After header. It exists apart from
+// the client so that the policy can be read, and tested, as one piece.
 package retry
 
 import (
@@ -14,15 +15,96 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
 )
 
 // ErrNotRetryable marks an error that no retry can cure (for example a body
 // over the size limit). Policy never retries an error that wraps it.
 var ErrNotRetryable = errors.New("not retryable")
 
-// Policy returns the retryablehttp.CheckRetry for one kind of request.
+// Policy is the retry policy of one kind of request: its CheckRetry decides,
+// after each attempt, whether to make another, and waits before it.
+//
+// The wait happens in CheckRetry, not in go-retryablehttp (whose Backoff
+// must then be [NoBackoff]), because only CheckRetry sees the context: a
+// wait that would end after the context's deadline is not started, and
+// should the context end during a wait, the call still knows the outcome of
+// the attempt it was waiting to retry (see [Call.Interrupted]).
+type Policy struct {
+	Idempotent       bool          // GET: see Retryable
+	MaxRetries       int           // retries after the first attempt
+	MinWait, MaxWait time.Duration // see Backoff; a Retry-After over MaxWait is not waited for
+}
+
+// Call is what a Policy keeps across the attempts of one call: go-retryablehttp
+// keeps nothing between its CheckRetry calls. The context of every request
+// that CheckRetry sees carries it, by implementing [Carrier].
+type Call struct {
+	attempts int
+	last     *http.Response
+	lastErr  error
+	pending  bool // the last outcome was to be retried, and no attempt has followed
+}
+
+// Carrier is a context that carries the Call of its request.
+type Carrier interface {
+	RetryCall() *Call
+}
+
+// Attempts returns how many attempts of the call have ended.
+func (c *Call) Attempts() int { return c.attempts }
+
+// Interrupted reports whether the context ended while the call waited to
+// retry (or as it was about to wait), and if so returns the outcome of the
+// attempt it was to retry: a response, or a transport error.
+func (c *Call) Interrupted() (*http.Response, error, bool) {
+	return c.last, c.lastErr, c.pending
+}
+
+// CheckRetry is the retryablehttp.CheckRetry of p.
+//
+// Nothing is retried once ctx is done; but a response that needs no retry
+// is the answer even then (a 201 that arrives as ctx ends is a success). A
+// wait that would end after ctx's deadline is not started: the last
+// attempt's outcome is the answer at once.
+func (p Policy) CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	call := new(Call) // only for a context that carries none; go-retryablehttp's RetryMax then stops the retries
+	if c, ok := ctx.(Carrier); ok {
+		call = c.RetryCall()
+	}
+	call.attempts++
+	call.last, call.lastErr, call.pending = resp, err, false
+	if !Retryable(p.Idempotent, p.MaxWait, resp, err) || call.attempts > p.MaxRetries {
+		if err == nil {
+			return false, nil
+		}
+		return false, ctx.Err() // nil, unless ctx caused err
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		call.pending = err == nil || !errors.Is(err, ctxErr)
+		return false, ctxErr
+	}
+	wait := Backoff(p.MinWait, p.MaxWait, call.attempts-1, resp)
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+		return false, nil
+	}
+	call.pending = true // until the next attempt ends: the context may end first
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-t.C:
+		}
+	}
+	return true, nil
+}
+
+// NoBackoff is the retryablehttp.Backoff to use with Policy.CheckRetry,
+// which has waited already.
+func NoBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
+
+// Retryable reports whether the outcome of an attempt is worth another.
 //
 // Idempotent requests (GET) are retried on 408, 429, 500, 502, 503 and 504 and
 // on transport errors, timeouts included. Other requests (POST) are retried
@@ -31,24 +113,7 @@ var ErrNotRetryable = errors.New("not retryable")
 //
 // A 429 or 503 whose Retry-After asks for more than maxWait is not retried:
 // the caller gets that response, and with it the wait the server asked for.
-// Nothing is retried once ctx is done; but a response that needs no retry
-// is the answer even then (a 201 that arrives as ctx ends is a success).
-func Policy(idempotent bool, maxWait time.Duration) retryablehttp.CheckRetry {
-	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-		if !shouldRetry(idempotent, maxWait, resp, err) {
-			if err == nil && resp != nil {
-				return false, nil
-			}
-			return false, ctx.Err() // nil, unless ctx caused err
-		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return false, ctxErr
-		}
-		return true, nil
-	}
-}
-
-func shouldRetry(idempotent bool, maxWait time.Duration, resp *http.Response, err error) bool {
+func Retryable(idempotent bool, maxWait time.Duration, resp *http.Response, err error) bool {
 	switch {
 	case err != nil && idempotent:
 		return retryableTransportError(err)

@@ -64,9 +64,8 @@ func TestPolicyStatuses(t *testing.T) {
 			if idempotent {
 				want = wantGet
 			}
-			got, err := Policy(idempotent, time.Minute)(context.Background(), response(status, ""), nil)
-			if got != want || err != nil {
-				t.Errorf("Policy(idempotent=%v) on %d = %v, %v; want %v, nil", idempotent, status, got, err, want)
+			if got := Retryable(idempotent, time.Minute, response(status, ""), nil); got != want {
+				t.Errorf("Retryable(idempotent=%v) on %d = %v; want %v", idempotent, status, got, want)
 			}
 		}
 	}
@@ -87,9 +86,8 @@ func TestPolicyRetryAfterOverMax(t *testing.T) {
 		{429, "garbage", true},
 	}
 	for _, tc := range tests {
-		got, err := Policy(true, 10*time.Second)(context.Background(), response(tc.status, tc.retryAfter), nil)
-		if got != tc.want || err != nil {
-			t.Errorf("%d with Retry-After %q: got %v, %v; want %v, nil", tc.status, tc.retryAfter, got, err, tc.want)
+		if got := Retryable(true, 10*time.Second, response(tc.status, tc.retryAfter), nil); got != tc.want {
+			t.Errorf("%d with Retry-After %q: got %v; want %v", tc.status, tc.retryAfter, got, tc.want)
 		}
 	}
 }
@@ -123,9 +121,8 @@ func TestPolicyErrors(t *testing.T) {
 				idempotent bool
 				want       bool
 			}{{true, tc.wantGet}, {false, tc.wantCreate}} {
-				got, err := Policy(c.idempotent, time.Minute)(context.Background(), nil, tc.err)
-				if got != c.want || err != nil {
-					t.Errorf("Policy(idempotent=%v)(%v) = %v, %v; want %v, nil", c.idempotent, tc.err, got, err, c.want)
+				if got := Retryable(c.idempotent, time.Minute, nil, tc.err); got != c.want {
+					t.Errorf("Retryable(idempotent=%v)(%v) = %v; want %v", c.idempotent, tc.err, got, c.want)
 				}
 			}
 		})
@@ -137,27 +134,144 @@ type timeoutErr struct{}
 func (timeoutErr) Error() string { return "i/o timeout" }
 func (timeoutErr) Timeout() bool { return true }
 
-func TestPolicyWhenContextDone(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+// callCtx is a context that carries a Call, as the SDK's requests do.
+type callCtx struct {
+	context.Context
+	call Call
+}
+
+func (c *callCtx) RetryCall() *Call { return &c.call }
+
+func withCall(ctx context.Context) *callCtx { return &callCtx{Context: ctx} }
+
+func TestCheckRetryWhenContextDone(t *testing.T) {
 	tests := []struct {
-		name    string
-		resp    *http.Response
-		err     error
-		wantErr error
+		name        string
+		resp        *http.Response
+		err         error
+		wantErr     error
+		wantPending bool // the call keeps the outcome it was to retry
 	}{
-		{"retryable status: not retried, the context's error", response(429, ""), nil, context.Canceled},
-		{"transport error: the context's error", nil, fmt.Errorf("read: %w", context.Canceled), context.Canceled},
-		{"a 201 is still the answer", response(201, ""), nil, nil},
-		{"a 404 is still the answer", response(404, ""), nil, nil},
+		{"retryable status: not retried, the context's error", response(429, ""), nil, context.Canceled, true},
+		{"transport error: the context's error", nil, fmt.Errorf("read: %w", context.Canceled), context.Canceled, false},
+		{"a 201 is still the answer", response(201, ""), nil, nil, false},
+		{"a 404 is still the answer", response(404, ""), nil, nil, false},
 	}
 	for _, tc := range tests {
 		for _, idempotent := range []bool{true, false} {
-			got, err := Policy(idempotent, time.Minute)(ctx, tc.resp, tc.err)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			cc := withCall(ctx)
+			p := Policy{Idempotent: idempotent, MaxRetries: 2, MaxWait: time.Minute}
+			got, err := p.CheckRetry(cc, tc.resp, tc.err)
 			if got || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
-				t.Errorf("%s (idempotent=%v): Policy = %v, %v; want false, %v", tc.name, idempotent, got, err, tc.wantErr)
+				t.Errorf("%s (idempotent=%v): CheckRetry = %v, %v; want false, %v", tc.name, idempotent, got, err, tc.wantErr)
+			}
+			if resp, _, pending := cc.call.Interrupted(); pending != tc.wantPending || resp != tc.resp {
+				t.Errorf("%s (idempotent=%v): Interrupted = %v, %v", tc.name, idempotent, resp, pending)
 			}
 		}
+	}
+}
+
+func TestCheckRetryCountsAttempts(t *testing.T) {
+	for _, max := range []int{0, 1, 3} {
+		cc := withCall(context.Background())
+		p := Policy{Idempotent: true, MaxRetries: max, MaxWait: time.Minute}
+		retries := 0
+		for {
+			again, err := p.CheckRetry(cc, response(503, ""), nil)
+			if err != nil {
+				t.Fatalf("MaxRetries %d: CheckRetry: %v", max, err)
+			}
+			if !again {
+				break
+			}
+			retries++
+			if retries > max {
+				t.Fatalf("MaxRetries %d: still retrying after %d retries", max, retries)
+			}
+		}
+		if retries != max || cc.call.Attempts() != max+1 {
+			t.Errorf("MaxRetries %d: %d retries, %d attempts; want %d, %d", max, retries, cc.call.Attempts(), max, max+1)
+		}
+	}
+}
+
+// TestCheckRetryWaitsOnlyWithinTheDeadline: a wait that would end after
+// the context's deadline is not started; the last outcome is the answer.
+func TestCheckRetryWaitsOnlyWithinTheDeadline(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Policy
+		resp *http.Response
+		err  error
+	}{
+		{"computed wait", Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Hour, MaxWait: time.Hour}, response(503, ""), nil},
+		{"Retry-After within MaxWait", Policy{Idempotent: true, MaxRetries: 2, MinWait: 0, MaxWait: 2 * time.Hour}, response(503, "3600"), nil},
+		{"transport error", Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Hour, MaxWait: time.Hour}, nil, io.ErrUnexpectedEOF},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cc := withCall(ctx)
+			done := make(chan struct{})
+			var again bool
+			var err error
+			go func() { defer close(done); again, err = tc.p.CheckRetry(cc, tc.resp, tc.err) }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second): // half the deadline: it waited
+				t.Fatal("CheckRetry started a wait that ends after the deadline")
+			}
+			if again || err != nil {
+				t.Errorf("CheckRetry = %v, %v; want false, nil (the last outcome is the answer)", again, err)
+			}
+			if _, _, pending := cc.call.Interrupted(); pending {
+				t.Error("Interrupted reports a pending retry; want none")
+			}
+		})
+	}
+}
+
+// TestCheckRetryInterruptedWait: when the context ends during a wait, the
+// call keeps the outcome it was waiting to retry.
+func TestCheckRetryInterruptedWait(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		resp *http.Response
+		err  error
+	}{
+		{"response", response(503, ""), nil},
+		{"transport error", nil, io.ErrUnexpectedEOF},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cc := withCall(ctx)
+			p := Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Hour, MaxWait: time.Hour}
+			done := make(chan struct{})
+			var again bool
+			var err error
+			go func() { defer close(done); again, err = p.CheckRetry(cc, tc.resp, tc.err) }()
+			cancel() // before or during the wait: the same outcome
+			<-done
+			if again || !errors.Is(err, context.Canceled) {
+				t.Errorf("CheckRetry = %v, %v; want false, context.Canceled", again, err)
+			}
+			resp, lastErr, pending := cc.call.Interrupted()
+			if !pending || resp != tc.resp || lastErr != tc.err {
+				t.Errorf("Interrupted = %v, %v, %v; want %v, %v, true", resp, lastErr, pending, tc.resp, tc.err)
+			}
+		})
+	}
+}
+
+// TestCheckRetryWithoutCall: a context without a Call still gets an answer.
+func TestCheckRetryWithoutCall(t *testing.T) {
+	p := Policy{Idempotent: true, MaxRetries: 2, MaxWait: time.Minute}
+	if again, err := p.CheckRetry(context.Background(), response(503, ""), nil); !again || err != nil {
+		t.Errorf("CheckRetry = %v, %v; want true, nil", again, err)
 	}
 }
 
