@@ -9,7 +9,11 @@
 #    client's work counts) and over loopback HTTP, then benchstat with one
 #    column per client.
 # 2. Where valgrind is installed: instructions per call (in process), counted
-#    with callgrind: a run of N calls minus a run of 0 calls, divided by N.
+#    with callgrind: a run of N calls minus a run of 0 calls, divided by N,
+#    with the garbage collector off (GOGC=off). The GC's work depends on when
+#    it happens to run, so counted with it the figures moved by up to 5x from
+#    run to run; without it they repeat within 1 %. What the GC costs follows
+#    from B/op and allocs/op, which part 1 reports beside them.
 #    Unlike ns/op, these counts barely move on a busy machine.
 set -eu
 cd "$(dirname "$0")"
@@ -27,12 +31,12 @@ if [ "${CALLGRIND:-1}" = 0 ] || ! command -v valgrind >/dev/null 2>&1; then
 	exit 0
 fi
 echo
-echo "callgrind: instructions per call, in process (N=$N)"
+echo "callgrind: instructions per call, in process (N=$N, GOGC=off)"
 # No cgo (valgrind and cgo's thread start do not mix), no asynchronous
-# preemption (its signals trip callgrind), one P (no idle GC workers).
+# preemption (its signals trip callgrind), one P, no garbage collection.
 CGO_ENABLED=0 go build -o "$out/callgrind" ./cmd/callgrind
 ir() {
-	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+	GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 		"$out/callgrind" -client "$1" -op "$2" -n "$3" 2>&1 |
 		sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
 }
