@@ -516,10 +516,12 @@ func (t *transport) base() http.RoundTripper {
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
-	ctx, cancel := parent, context.CancelFunc(nil)
+	g := new(guard)
 	if t.timeout > 0 {
-		ctx, cancel = context.WithTimeout(parent, t.timeout)
-		defer cancel()
+		var ctx context.Context
+		ctx, g.cancel = context.WithCancelCause(parent)
+		g.timer = time.AfterFunc(t.timeout, g.timeUp)
+		defer g.release()
 		req = req.WithContext(ctx)
 	}
 	var start time.Time
@@ -539,10 +541,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if resp.Body == nil {
 			resp.Body = http.NoBody
 		}
-		err = bufferBody(ctx, resp)
+		err = g.bufferBody(parent, resp)
 	}
-	if err != nil && cancel != nil && ctx.Err() == context.DeadlineExceeded && parent.Err() == nil {
-		err = &attemptTimeoutError{d: t.timeout, err: err}
+	if err != nil && g.timedOut() && parent.Err() == nil {
+		err = &attemptTimeoutError{d: t.timeout}
 	}
 	if t.logger != nil {
 		logAttempt(parent, t.logger, req, resp, err, time.Since(start))
@@ -555,17 +557,96 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // attemptTimeoutError is an attempt that ran out of its WithTimeout time.
 type attemptTimeoutError struct {
-	d   time.Duration
-	err error
+	d time.Duration
 }
 
 func (e *attemptTimeoutError) Error() string {
 	return "attempt timed out after " + e.d.String() + " (WithTimeout)"
 }
-func (e *attemptTimeoutError) Unwrap() error { return e.err }
 func (e *attemptTimeoutError) Timeout() bool { return true }
 func (e *attemptTimeoutError) Is(target error) bool {
 	return target == context.DeadlineExceeded
+}
+
+// guard ends one attempt when its time runs out or the call's context ends:
+// it cancels the attempt's context (so that net/http stops dialling or
+// waiting) and closes the body being read, whatever the transport does with
+// the context. net/http, for one, stops watching it once it hands over the
+// body of a 101 Switching Protocols; a RoundTripper may never watch it.
+type guard struct {
+	cancel context.CancelCauseFunc // of the attempt's context; nil without a timeout
+	timer  *time.Timer
+
+	mu      sync.Mutex
+	body    io.Closer // the body being read
+	ended   bool      // the attempt has ended: a body is closed at once
+	expired bool      // its time ran out
+}
+
+// errAttemptTimeout is the cause of an attempt's context that ran out of time.
+var errAttemptTimeout = errors.New("attempt timed out")
+
+// timeUp runs when the attempt's time runs out.
+func (g *guard) timeUp() {
+	g.mu.Lock()
+	g.expired = true
+	g.mu.Unlock()
+	g.cancel(errAttemptTimeout)
+	g.end()
+}
+
+// end closes the body being read, if any, and any body watched later.
+func (g *guard) end() {
+	g.mu.Lock()
+	body := g.body
+	g.body, g.ended = nil, true
+	g.mu.Unlock()
+	if body != nil {
+		body.Close()
+	}
+}
+
+func (g *guard) timedOut() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.expired
+}
+
+// release stops the timer and cancels the attempt's context.
+func (g *guard) release() {
+	g.timer.Stop()
+	g.cancel(context.Canceled)
+}
+
+// watch makes body the one to close should the attempt end, and reports
+// false if it has ended already.
+func (g *guard) watch(body io.Closer) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.body = body
+	return !g.ended
+}
+
+// unwatch takes the body back from the guard: it reports true if the
+// caller is to close it, false if the guard has closed it or is closing it.
+func (g *guard) unwatch() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	mine := g.body != nil
+	g.body = nil
+	return mine
+}
+
+// err is the error of a read that the attempt's end may have cut short:
+// the call's context's, or the attempt's timeout; nil if neither ended.
+func (g *guard) err(parent context.Context) error {
+	if err := parent.Err(); err != nil {
+		return err
+	}
+	if g.timedOut() {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // bufferedBody is a response body read into memory.
@@ -605,26 +686,19 @@ const maxFirstBuffer = 32 << 10
 // bufferBody replaces resp.Body by its contents: up to maxSuccessBody for a
 // 2xx (more is an error), up to maxErrorBody otherwise (the rest is dropped).
 // A 2xx body that cannot be read whole is an error; any other response keeps
-// what could be read of its body, so that its status is not lost. Should ctx
-// end first, the body is closed, whatever the transport would do, and the
-// read ends with ctx's error. The original body is closed on every path.
-func bufferBody(ctx context.Context, resp *http.Response) error {
+// what could be read of its body, so that its status is not lost. Should the
+// attempt end first (parent, the call's context, ends, or the attempt's time
+// runs out), the body is closed and the read ends with the context's error.
+// The original body is closed on every path.
+func (g *guard) bufferBody(parent context.Context, resp *http.Response) error {
 	body := resp.Body
-	switch {
-	case ctx.Done() == nil: // nothing can end it
-		defer body.Close()
-	case ctx.Err() != nil:
+	if !g.watch(body) {
 		body.Close()
-		return ctx.Err()
-	default:
-		// net/http stops watching the context once it hands over the body of
-		// a 101 Switching Protocols, and a RoundTripper may never watch it.
-		stop := context.AfterFunc(ctx, func() { body.Close() })
-		defer func() {
-			if stop() {
-				body.Close()
-			} // else the AfterFunc closes it
-		}()
+		return g.err(parent)
+	}
+	if parent.Done() != nil {
+		stop := context.AfterFunc(parent, g.end)
+		defer stop()
 	}
 	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
 	limit := int64(maxErrorBody)
@@ -636,11 +710,16 @@ func bufferBody(ctx context.Context, resp *http.Response) error {
 		size = min(resp.ContentLength, limit, maxFirstBuffer) + 1 // +1: room to see EOF
 	}
 	data, err := readAll(body, size, limit+1)
-	if err != nil && ctx.Err() != nil {
-		return ctx.Err()
+	if g.unwatch() {
+		body.Close()
 	}
-	if err != nil && success {
-		return err
+	if err != nil {
+		if ctxErr := g.err(parent); ctxErr != nil {
+			return ctxErr
+		}
+		if success {
+			return err
+		}
 	}
 	if int64(len(data)) > limit {
 		if limit == maxSuccessBody {
