@@ -217,24 +217,26 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return nil, fmt.Errorf("URL %q must not contain a fragment", redactUserinfo(raw))
 	case u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()):
-		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP", raw)
+		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP", redactUserinfo(raw))
 	}
 	return u, nil
 }
 
-// redactUserinfo hides, in a URL that may not parse, anything between "//"
-// and "@" (user info) and anything after a "?" or "#" (query or fragment,
-// which may hold a key too, as in "?api_key=...").
+// redactUserinfo returns raw, a base URL NewClient refuses, as its error may
+// quote it: with nothing before its last "@", and nothing after a "?" or "#"
+// (a query or fragment may hold a key too, as in "?api_key=..."). What comes
+// before an "@" may be user info even where url.Parse finds none: a reader
+// takes "https:/admin:secret@host" (one slash) or "https:admin:secret@host"
+// for a URL with a password, and the scheme itself may be one.
 func redactUserinfo(raw string) string {
-	if i := strings.Index(raw, "//"); i >= 0 {
-		if j := strings.LastIndex(raw[i+2:], "@"); j >= 0 {
-			raw = raw[:i+2] + "[REDACTED]" + raw[i+2+j:]
-		}
-	}
+	tail := ""
 	if i := strings.IndexAny(raw, "?#"); i >= 0 {
-		raw = raw[:i+1] + "[REDACTED]"
+		raw, tail = raw[:i], raw[i:i+1]+"[REDACTED]"
 	}
-	return raw
+	if i := strings.LastIndex(raw, "@"); i >= 0 {
+		raw = "[REDACTED]" + raw[i:]
+	}
+	return raw + tail
 }
 
 // isLoopback reports whether host is localhost, in 127.0.0.0/8, or ::1.

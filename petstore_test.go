@@ -173,6 +173,14 @@ func TestNewClientRefusesBadBaseURL(t *testing.T) {
 		{"https://petstore.example.com/v1#", "fragment", ""},
 		{"https://user:hunter2@[bad/v1", "invalid URL", "hunter2"},
 		{"https://petstore.example.com/%zz", "invalid URL", ""},
+		// Only "//" starts user info, but a reader takes these for it.
+		{"https:/admin:hunter2@petstore.example.com/v1", "no host", "hunter2"},
+		{"https:admin:hunter2@petstore.example.com/v1", "no host", "hunter2"},
+		{"https:/admin:hunter2@petstore.example.com/v1", "no host", "admin"},
+		{"admin:hunter2@petstore.example.com/v1", "scheme", "admin"},
+		{"hunter2://admin:hunter2@petstore.example.com/v1", "scheme", "hunter2"},
+		{"https://admin:hunter2@petstore.example.com/v1@x", "user info", "hunter2"},
+		{"http://admin:hunter2@[::1]:x/v1", "invalid URL", "hunter2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
