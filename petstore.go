@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/petstore/petstore-go/internal/redact"
 	"github.com/petstore/petstore-go/internal/retry"
 )
 
@@ -87,6 +88,7 @@ type Client struct {
 	get, post *retryablehttp.Client // the retry policy differs by method
 	logger    *slog.Logger          // nil: silent
 	warned    *warnings
+	red       *redact.Redactor // finds the key in what a server sends; never prints it
 }
 
 // warnings makes each deprecation Warn happen once per Client.
@@ -116,6 +118,8 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	key, _ := cred()
+	red := redact.New(key)
 	rawBase, source := cfg.baseURL, "WithBaseURL"
 	if !cfg.baseURLSet {
 		rawBase, source = os.Getenv(envBaseURL), envBaseURL
@@ -170,9 +174,10 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		userAgent: []string{userAgent(cfg.userAgent)},
 		logger:    cfg.logger,
 		warned:    new(warnings),
+		red:       red,
 	}
 	hc := &http.Client{
-		Transport:     &transport{user: cfg.httpClient, timeout: timeout, logger: cfg.logger},
+		Transport:     &transport{user: cfg.httpClient, timeout: timeout, logger: cfg.logger, red: red},
 		CheckRedirect: noRedirects,
 	}
 	c.get = newRetryClient(hc, cfg, true)
@@ -365,16 +370,14 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 		defer resp.Body.Close()
 	}
 	if err != nil {
-		key, _ := c.cred()
-		return nil, &transportError{method: method, path: c.path(o, id), err: redactError(err, key)}
+		return nil, &transportError{method: method, path: c.path(o, id), err: redactError(err, c.red)}
 	}
 	if c.logger != nil {
 		c.warnDeprecationHeaders(ctx, o, method, c.path(o, id), resp.Header)
 	}
 	data := bodyBytes(resp.Body)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		key, _ := c.cred()
-		return nil, newAPIError(method, c.path(o, id), resp, data, key)
+		return nil, newAPIError(method, c.path(o, id), resp, data, c.red)
 	}
 	return data, nil
 }
@@ -401,28 +404,22 @@ func (e *transportError) Error() string {
 
 func (e *transportError) Unwrap() error { return e.err }
 
-// redactError returns err, or, should its text hold the key, an error with
-// that text redacted. net/http quotes a malformed response line ("malformed
-// MIME header: missing colon: ..."), which a server may have made of the
-// Authorization header it was sent. Such an error keeps its *url.Error, but
-// not what that wrapped, which would still hold the key.
-func redactError(err error, key string) error {
-	if key == "" || !strings.Contains(err.Error(), key) {
+// redactError returns err, or, should its text hold the key in any form red
+// finds, an error with that text redacted. net/http quotes a malformed
+// response line ("malformed MIME header: missing colon: ..."), which a
+// server may have made of the Authorization header it was sent. Such an
+// error keeps its *url.Error, but not what that wrapped, which would still
+// hold the key.
+func redactError(err error, red *redact.Redactor) error {
+	text := err.Error()
+	if red.String(text) == text {
 		return err
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return &url.Error{Op: ue.Op, URL: ue.URL, Err: errors.New(redact(ue.Err.Error(), key))}
+		return &url.Error{Op: ue.Op, URL: ue.URL, Err: errors.New(red.String(ue.Err.Error()))}
 	}
-	return errors.New(redact(err.Error(), key))
-}
-
-// redact replaces every occurrence of key in s.
-func redact(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[REDACTED]")
+	return errors.New(red.String(text))
 }
 
 // transport is the SDK's http.RoundTripper for one Client. It sends through
@@ -435,6 +432,7 @@ type transport struct {
 	user    *http.Client // WithHTTPClient's client, or nil
 	timeout time.Duration
 	logger  *slog.Logger
+	red     *redact.Redactor // for the request ids logged
 }
 
 // sharedTransport is the transport of every Client made without
@@ -503,7 +501,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		err = &attemptTimeoutError{d: t.timeout, err: err}
 	}
 	if t.logger != nil {
-		logAttempt(parent, t.logger, req, resp, err, time.Since(start))
+		logAttempt(parent, t.logger, t.red, req, resp, err, time.Since(start))
 	}
 	if err != nil {
 		return nil, err
@@ -614,8 +612,8 @@ type attemptKey struct{}
 type attemptLog struct{ n int }
 
 // logAttempt writes the Debug record of one attempt: never a header, a body
-// or the URL's query.
-func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, resp *http.Response, err error, d time.Duration) {
+// or the URL's query. red hides the key in the request id.
+func logAttempt(ctx context.Context, l *slog.Logger, red *redact.Redactor, req *http.Request, resp *http.Response, err error, d time.Duration) {
 	if !l.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
@@ -642,8 +640,7 @@ func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, resp *ht
 		}
 		if id != "" {
 			// A server may echo the key (the request's bearer token) here.
-			key, _ := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-			attrs = append(attrs, slog.String("request_id", redact(id, key)))
+			attrs = append(attrs, slog.String("request_id", red.String(id)))
 		}
 	}
 	l.LogAttrs(ctx, slog.LevelDebug, "petstore: attempt", attrs...)
