@@ -1,7 +1,7 @@
 package petstore
 
 import (
-	"errors"
+	"fmt"
 	"os"
 	"strings"
 )
@@ -16,21 +16,59 @@ const envAPIKey = "PETSTORE_API_KEY"
 type credential func() (key string, header []string)
 
 // resolveAPIKey returns the key to use: apiKey, else $PETSTORE_API_KEY.
-// Empty or blank values count as unset.
+// Empty or blank values count as unset. The key must be one a bearer token
+// can hold (see checkKey).
 func resolveAPIKey(apiKey string) (credential, error) {
-	key := apiKey
+	key, source := apiKey, "API key"
 	if strings.TrimSpace(key) == "" {
-		key = os.Getenv(envAPIKey)
+		key, source = os.Getenv(envAPIKey), "API key from "+envAPIKey
 	}
 	if strings.TrimSpace(key) == "" {
 		return nil, ErrMissingAPIKey
 	}
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c < 0x20 || c == 0x7f {
-			// Never show the key itself, not even part of it.
-			return nil, errors.New("petstore: API key contains a control character (a stray newline?)")
-		}
+	if err := checkKey(key); err != nil {
+		return nil, fmt.Errorf("petstore: %s: %w", source, err)
 	}
 	header := []string{"Bearer " + key}
 	return func() (string, []string) { return key, header }, nil
+}
+
+// checkKey reports whether key is an RFC 6750 b64token, the only form a
+// bearer token takes: ASCII letters, digits and "-._~+/", then optional "="
+// padding. So no space (net/http would trim it from the header it sends,
+// and the server would echo a key that is not the one given), no quote or
+// backslash (quoting would change it), no control or non-ASCII byte. The
+// error names the position of the first byte that does not fit, and its
+// class when the class says nothing of the key's characters; never the key
+// nor the byte.
+func checkKey(key string) error {
+	padding := false
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		var what string
+		switch {
+		case c == '=' && i > 0:
+			padding = true
+			continue
+		case padding || c == '=':
+			what = "a character where only = padding may be (padding goes last, after at least one other character)"
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
+			continue
+		case c == ' ':
+			what = "a space (stray whitespace?)"
+		case c < 0x20 || c == 0x7f:
+			what = "a control character (a stray newline?)"
+		case c >= 0x80:
+			what = "a non-ASCII byte"
+		case c == '"' || c == '\'':
+			what = "a quote (copied with its quotes?)"
+		case c == '\\':
+			what = "a backslash"
+		default:
+			what = "a punctuation character a bearer token cannot hold"
+		}
+		return fmt.Errorf("character %d is %s; a bearer token holds only ASCII letters, digits and -._~+/, then optional = padding", i+1, what)
+	}
+	return nil
 }

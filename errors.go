@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petstore/petstore-go/internal/redact"
 	"github.com/petstore/petstore-go/internal/retry"
 )
 
@@ -97,9 +98,11 @@ const (
 )
 
 // newAPIError builds the APIError for a non-2xx response whose body (up to
-// maxErrorBody) is body, cut short by cut if that is not nil. Should the server echo the API key, in the body
-// (escaped or not) or in a header, the APIError shows "[REDACTED]" instead.
-func newAPIError(method, path string, resp *http.Response, body []byte, cut error, key string) *APIError {
+// maxErrorBody) is body, cut short by cut if that is not nil. Should the
+// server echo the API key, in the body or in a header, in any form red finds
+// (escaped, in another case, cut off at the end of the Body sample), the
+// APIError shows "[REDACTED]" instead.
+func newAPIError(method, path string, resp *http.Response, body []byte, cut error, red *redact.Redactor) *APIError {
 	e := &APIError{Status: resp.StatusCode, method: method, path: path}
 	e.RequestID = resp.Header.Get("X-Request-Id")
 	if e.RequestID == "" {
@@ -125,23 +128,9 @@ func newAPIError(method, path string, resp *http.Response, body []byte, cut erro
 	if len(body) > 0 {
 		e.Body = bytes.Clone(body[:min(len(body), maxErrorSample)])
 	}
-	if key != "" {
-		e.Code, e.Message, e.RequestID = redact(e.Code, key), redact(e.Message, key), redact(e.RequestID, key)
-		e.Body = redactBytes(e.Body, key, len(body) > maxErrorSample)
-	}
+	e.Code, e.Message, e.RequestID = red.String(e.Code), red.String(e.Message), red.String(e.RequestID)
+	e.Body = red.Bytes(e.Body, len(body) > maxErrorSample)
 	return e
-}
-
-// redactBytes replaces every occurrence of key in b and, when b was cut
-// from a longer body, a start of the key that b ends with.
-func redactBytes(b []byte, key string, cut bool) []byte {
-	b = bytes.ReplaceAll(b, []byte(key), []byte("[REDACTED]"))
-	for n := min(len(key)-1, len(b)); cut && n > 0; n-- {
-		if bytes.HasSuffix(b, []byte(key[:n])) {
-			return append(b[:len(b)-n], "[REDACTED]"...)
-		}
-	}
-	return b
 }
 
 // describeBody says what a body that is not JSON is, without quoting it.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"syscall"
@@ -447,5 +448,148 @@ func TestCutErrorBodySaysSo(t *testing.T) {
 	}
 	if !strings.Contains(apiErr.Message, "cut short") || strings.Contains(apiErr.Message, "non-JSON") {
 		t.Errorf("Message = %q; want it to say the body was cut short", apiErr.Message)
+	}
+}
+
+// echoKey holds a "/" (PHP's JSON encoder writes "\/"), a "+" (.NET's
+// writes "\u002B") and letters of both cases, and is a valid media type.
+const echoKey = "Pk_Live/7f+Q.x~Z9"
+
+// echoClient returns a Client with echoKey that sends through a fresh
+// MockTransport, without retries.
+func echoClient(t *testing.T, opts ...Option) (*Client, *httpmock.MockTransport) {
+	t.Helper()
+	mt := httpmock.NewMockTransport()
+	c, err := NewClient(echoKey, append([]Option{WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0)}, opts...)...)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	return c, mt
+}
+
+// cutBody returns a JSON error body over maxErrorSample bytes whose sample
+// (its first maxErrorSample bytes) ends with the first n bytes of form.
+func cutBody(form string, n int) string {
+	head := `{"message":"cut","pad":"`
+	pad := strings.Repeat("x", maxErrorSample-n-len(head)-len(`","echo":"`))
+	return head + pad + `","echo":"` + form + `","more":"` + strings.Repeat("y", 100) + `"}`
+}
+
+// TestKeyEchoedInAnotherFormIsRedacted: a server echoes the key escaped as
+// JSON encoders do, in another letter case, as a media type, or cut off at
+// the end of the body sample; no field of the APIError, and not its text,
+// shows it.
+func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
+	t.Parallel()
+	phpForm := strings.ReplaceAll(echoKey, "/", `\/`)
+	netForm := strings.ReplaceAll(echoKey, "+", `\u002B`)
+	bothForm := strings.ReplaceAll(phpForm, "+", `\u002B`)
+	tests := []struct {
+		name        string
+		contentType string
+		requestID   string
+		body        string
+		wantCut     bool // the Body sample must end with [REDACTED]
+	}{
+		{name: `PHP: "/" as "\/"`, body: `{"code":"unauthorized","message":"bad key ` + phpForm + `"}`},
+		{name: `.NET: "+" as "\u002B"`, body: `{"code":"unauthorized","message":"bad key ` + netForm + `"}`},
+		{name: `"+" as "\u002b"`, body: `{"code":"unauthorized","message":"bad key ` + strings.ReplaceAll(echoKey, "+", `\u002b`) + `"}`},
+		{name: "every character escaped", body: `{"code":"unauthorized","message":"bad key ` + escapeAll(echoKey) + `"}`},
+		{name: "upper case in the body", body: `{"code":"unauthorized","message":"bad key ` + strings.ToUpper(echoKey) + `"}`},
+		{name: "lower case as the code", body: `{"code":"` + strings.ToLower(echoKey) + `","message":"bad key"}`},
+		{name: "upper case as the request id", body: `{"code":"unauthorized"}`, requestID: "req-" + strings.ToUpper(echoKey)},
+		{name: "escaped as the request id", body: `{"code":"unauthorized"}`, requestID: "req-" + phpForm},
+		{name: "as the media type of a non-JSON body", contentType: echoKey + "; charset=utf-8", body: "<html>unauthorized</html>"},
+		{name: "cut after 5 characters, upper case", body: cutBody(strings.ToUpper(echoKey), 5), wantCut: true},
+		{name: `cut inside "\u002B"`, body: cutBody(bothForm, len(`Pk_Live\/7f\u00`)), wantCut: true},
+		{name: `cut after "\/"`, body: cutBody(bothForm, len(`Pk_Live\/`)), wantCut: true},
+		{name: "cut after 3 escaped characters", body: cutBody(escapeAll(echoKey), 18), wantCut: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := echoClient(t)
+			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+				resp := httpmock.NewStringResponse(http.StatusUnauthorized, tc.body)
+				resp.Header.Set("Content-Type", "application/json")
+				if tc.contentType != "" {
+					resp.Header.Set("Content-Type", tc.contentType)
+				}
+				if tc.requestID != "" {
+					resp.Header.Set("X-Request-Id", tc.requestID)
+				}
+				return resp, nil
+			})
+			_, err := c.ListPets(context.Background(), ListPetsParams{})
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("err = %v; want *APIError", err)
+			}
+			if tc.wantCut && !strings.HasSuffix(string(apiErr.Body), "[REDACTED]") {
+				t.Errorf("Body sample ends with %q; want the start of the key redacted", apiErr.Body[max(0, len(apiErr.Body)-40):])
+			}
+			assertNoKey(t, echoKey, map[string]string{
+				"Error()": err.Error(), "Code": apiErr.Code, "Message": apiErr.Message,
+				"RequestID": apiErr.RequestID, "Body": string(apiErr.Body),
+			}, map[string]any{"*APIError": apiErr})
+		})
+	}
+}
+
+// TestKeyInAnotherFormInTransportErrorIsRedacted: the text of a transport
+// error echoes the key in another case; the *url.Error stays.
+func TestKeyInAnotherFormInTransportErrorIsRedacted(t *testing.T) {
+	t.Parallel()
+	c, mt := echoClient(t)
+	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(errors.New(`malformed MIME header: missing colon: "BEARER `+strings.ToUpper(echoKey)+`"`)))
+	_, err := c.ListPets(context.Background(), ListPetsParams{})
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		t.Fatalf("err = %v; want a *url.Error inside", err)
+	}
+	for e := error(err); e != nil; e = errors.Unwrap(e) {
+		if showsKey(e.Error(), echoKey) {
+			t.Errorf("%T in the chain shows the key: %v", e, e)
+		}
+	}
+	if !strings.Contains(err.Error(), "BEARER [REDACTED]") {
+		t.Errorf("err = %v; want the redacted text", err)
+	}
+}
+
+// TestKeyInMalformedResponseIsRedacted: a real server (over a loopback
+// socket) answers with a status line or header line made of the key, which
+// net/http quotes in its error; the error shows no form of it.
+func TestKeyInMalformedResponseIsRedacted(t *testing.T) {
+	t.Parallel()
+	for _, head := range []string{
+		"HTTP/1.1 " + echoKey + "\r\n\r\n",                               // malformed HTTP status code "..."
+		"HTTP/1.1 200 " + echoKey + "\r\nX-Echo " + echoKey + "\r\n\r\n", // malformed MIME header line
+		echoKey + "\r\n\r\n",                                             // malformed HTTP response "..."
+		"HTTP/1.1 " + strings.ToLower(echoKey) + "\r\n\r\n",
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Errorf("hijack: %v", err)
+				return
+			}
+			io.WriteString(conn, head)
+			conn.Close()
+		}))
+		defer srv.Close()
+		c, err := NewClient(echoKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.ListPets(context.Background(), ListPetsParams{})
+		if err == nil || !strings.Contains(err.Error(), "malformed") {
+			t.Errorf("response %q: err = %v; want net/http's malformed-response error", head, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "[REDACTED]") {
+			t.Errorf("response %q: err = %v; want the key redacted", head, err)
+		}
+		assertNoKey(t, echoKey, map[string]string{"Error()": err.Error()}, map[string]any{"error": err})
 	}
 }

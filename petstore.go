@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/petstore/petstore-go/internal/redact"
 	"github.com/petstore/petstore-go/internal/retry"
 )
 
@@ -87,6 +88,7 @@ type Client struct {
 	get, post *retryablehttp.Client // the retry policy differs by method
 	logger    *slog.Logger          // nil: silent
 	warned    *warnings
+	red       *redact.Redactor // finds the key in what a server sends; never prints it
 }
 
 // warnings makes each deprecation Warn happen once per Client.
@@ -116,6 +118,8 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	key, _ := cred()
+	red := redact.New(key)
 	rawBase, source := cfg.baseURL, "WithBaseURL"
 	if !cfg.baseURLSet {
 		rawBase, source = os.Getenv(envBaseURL), envBaseURL
@@ -170,9 +174,10 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		userAgent: []string{userAgent(cfg.userAgent)},
 		logger:    cfg.logger,
 		warned:    new(warnings),
+		red:       red,
 	}
 	hc := &http.Client{
-		Transport:     &transport{user: cfg.httpClient, timeout: timeout, logger: cfg.logger},
+		Transport:     &transport{user: cfg.httpClient, timeout: timeout, logger: cfg.logger, red: red},
 		CheckRedirect: noRedirects,
 	}
 	c.get = newRetryClient(hc, cfg, true)
@@ -224,24 +229,26 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return nil, fmt.Errorf("URL %q must not contain a fragment", redactUserinfo(raw))
 	case u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()):
-		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP", raw)
+		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP", redactUserinfo(raw))
 	}
 	return u, nil
 }
 
-// redactUserinfo hides, in a URL that may not parse, anything between "//"
-// and "@" (user info) and anything after a "?" or "#" (query or fragment,
-// which may hold a key too, as in "?api_key=...").
+// redactUserinfo returns raw, a base URL NewClient refuses, as its error may
+// quote it: with nothing before its last "@", and nothing after a "?" or "#"
+// (a query or fragment may hold a key too, as in "?api_key=..."). What comes
+// before an "@" may be user info even where url.Parse finds none: a reader
+// takes "https:/admin:secret@host" (one slash) or "https:admin:secret@host"
+// for a URL with a password, and the scheme itself may be one.
 func redactUserinfo(raw string) string {
-	if i := strings.Index(raw, "//"); i >= 0 {
-		if j := strings.LastIndex(raw[i+2:], "@"); j >= 0 {
-			raw = raw[:i+2] + "[REDACTED]" + raw[i+2+j:]
-		}
-	}
+	tail := ""
 	if i := strings.IndexAny(raw, "?#"); i >= 0 {
-		raw = raw[:i+1] + "[REDACTED]"
+		raw, tail = raw[:i], raw[i:i+1]+"[REDACTED]"
 	}
-	return raw
+	if i := strings.LastIndex(raw, "@"); i >= 0 {
+		raw = "[REDACTED]" + raw[i:]
+	}
+	return raw + tail
 }
 
 // isLoopback reports whether host is localhost, in 127.0.0.0/8, or ::1.
@@ -394,15 +401,14 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 // callError is the error of a call whose last attempt ended with resp, a
 // response that is not 2xx, or else with err.
 func (c *Client) callError(o op, id int64, resp *http.Response, err error) error {
-	key, _ := c.cred()
 	if resp == nil {
 		if err == nil {
 			err = errors.New("no response") // not from net/http; never fails silently
 		}
-		return &transportError{method: o.method(), path: c.path(o, id), err: redactError(err, key)}
+		return &transportError{method: o.method(), path: c.path(o, id), err: redactError(err, c.red)}
 	}
 	data, cut := bodyContents(resp.Body)
-	return newAPIError(o.method(), c.path(o, id), resp, data, cut, key)
+	return newAPIError(o.method(), c.path(o, id), resp, data, cut, c.red)
 }
 
 var jsonMediaType = []string{"application/json"}
@@ -443,28 +449,22 @@ func (e *retryWaitError) Error() string {
 
 func (e *retryWaitError) Unwrap() []error { return []error{e.ctx, e.last} }
 
-// redactError returns err, or, should its text hold the key, an error with
-// that text redacted. net/http quotes a malformed response line ("malformed
-// MIME header: missing colon: ..."), which a server may have made of the
-// Authorization header it was sent. Such an error keeps its *url.Error, but
-// not what that wrapped, which would still hold the key.
-func redactError(err error, key string) error {
-	if key == "" || !strings.Contains(err.Error(), key) {
+// redactError returns err, or, should its text hold the key in any form red
+// finds, an error with that text redacted. net/http quotes a malformed
+// response line ("malformed MIME header: missing colon: ..."), which a
+// server may have made of the Authorization header it was sent. Such an
+// error keeps its *url.Error, but not what that wrapped, which would still
+// hold the key.
+func redactError(err error, red *redact.Redactor) error {
+	text := err.Error()
+	if red.String(text) == text {
 		return err
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return &url.Error{Op: ue.Op, URL: ue.URL, Err: errors.New(redact(ue.Err.Error(), key))}
+		return &url.Error{Op: ue.Op, URL: ue.URL, Err: errors.New(red.String(ue.Err.Error()))}
 	}
-	return errors.New(redact(err.Error(), key))
-}
-
-// redact replaces every occurrence of key in s.
-func redact(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[REDACTED]")
+	return errors.New(red.String(text))
 }
 
 // transport is the SDK's http.RoundTripper for one Client. It sends through
@@ -477,6 +477,7 @@ type transport struct {
 	user    *http.Client // WithHTTPClient's client, or nil
 	timeout time.Duration
 	logger  *slog.Logger
+	red     *redact.Redactor // for the request ids logged
 }
 
 // sharedTransport is the transport of every Client made without
@@ -547,7 +548,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		err = &attemptTimeoutError{d: t.timeout}
 	}
 	if t.logger != nil {
-		logAttempt(parent, t.logger, req, resp, err, time.Since(start))
+		logAttempt(parent, t.logger, t.red, req, resp, err, time.Since(start))
 	}
 	if err != nil {
 		return nil, err
@@ -760,8 +761,8 @@ func readAll(r io.Reader, size, max int64) ([]byte, error) {
 }
 
 // logAttempt writes the Debug record of one attempt: never a header, a body
-// or the URL's query.
-func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, resp *http.Response, err error, d time.Duration) {
+// or the URL's query. red hides the key in the request id.
+func logAttempt(ctx context.Context, l *slog.Logger, red *redact.Redactor, req *http.Request, resp *http.Response, err error, d time.Duration) {
 	if !l.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
@@ -787,8 +788,7 @@ func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, resp *ht
 		}
 		if id != "" {
 			// A server may echo the key (the request's bearer token) here.
-			key, _ := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-			attrs = append(attrs, slog.String("request_id", redact(id, key)))
+			attrs = append(attrs, slog.String("request_id", red.String(id)))
 		}
 	}
 	l.LogAttrs(ctx, slog.LevelDebug, "petstore: attempt", attrs...)

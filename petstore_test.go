@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,25 +75,89 @@ func TestNewClientAPIKey(t *testing.T) {
 	}
 }
 
-func TestNewClientRefusesControlCharactersInKey(t *testing.T) {
-	for _, key := range []string{"abc\n", "a\rb", "a\x00b", "a\x7fb", "tab\there"} {
-		t.Run(fmt.Sprintf("%q", key), func(t *testing.T) {
+// TestNewClientRefusesKeysABearerTokenCannotHold: a key must be an RFC 6750
+// b64token. Any other key is refused, from the argument or the environment,
+// with an error that names the position but neither the key nor the
+// character.
+func TestNewClientRefusesKeysABearerTokenCannotHold(t *testing.T) {
+	tests := []struct {
+		name, key string
+		want      string // in the error
+	}{
+		{"newline at the end", "abcdef\n", "character 7 is a control character"},
+		{"carriage return", "abc\rdef", "character 4 is a control character"},
+		{"NUL", "abc\x00def", "character 4 is a control character"},
+		{"DEL", "abc\x7fdef", "character 4 is a control character"},
+		{"tab", "tab\there", "character 4 is a control character"},
+		{"trailing space", "abcdef ", "character 7 is a space"},
+		{"leading space", " abcdef", "character 1 is a space"},
+		{"inner space", "abc def", "character 4 is a space"},
+		{"double quote", `abc"def`, "character 4 is a quote"},
+		{"single quote", "abc'def", "character 4 is a quote"},
+		{"backslash", `abc\def`, "character 4 is a backslash"},
+		{"non-ASCII", "abcdéf", "character 5 is a non-ASCII byte"},
+		{"non-breaking space", "abcdef\u00a0", "character 7 is a non-ASCII byte"},
+		{"comma", "abc,def", "character 4"},
+		{"colon", "abc:def", "character 4"},
+		{"padding in the middle", "abc=def", "character 5"},
+		{"padding only", "==", "character 1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			check := func(from string, err error) {
+				t.Helper()
+				if err == nil {
+					t.Fatalf("NewClient accepted a key with %s (from %s)", tc.name, from)
+				}
+				msg := err.Error()
+				if !strings.Contains(msg, tc.want) {
+					t.Errorf("error %q (key from %s) does not say %q", msg, from, tc.want)
+				}
+				for _, part := range []string{tc.key, strings.TrimSpace(tc.key), "abc", "def"} {
+					if part != "" && strings.Contains(msg, part) {
+						t.Errorf("error %q (key from %s) shows %q", msg, from, part)
+					}
+				}
+				// The character itself, quoted; or at all where the message
+				// has no reason to hold it.
+				if bad := strings.Trim(tc.key, "abcdefhrt="); bad != "" {
+					shown := []string{strconv.Quote(bad), "'" + bad + "'", "`" + bad + "`"}
+					if strings.ContainsAny(bad, "\"'\\") || bad[0] < 0x20 || bad[0] >= 0x7f {
+						shown = append(shown, bad)
+					}
+					for _, s := range shown {
+						if strings.Contains(msg, s) {
+							t.Errorf("error %q (key from %s) shows the character as %s", msg, from, s)
+						}
+					}
+				}
+			}
 			t.Setenv(envAPIKey, "")
-			_, err := NewClient(key, WithBaseURL(testBase))
-			if err == nil {
-				t.Fatal("NewClient accepted a key with a control character")
-			}
-			if strings.Contains(err.Error(), key) || strings.Contains(err.Error(), "abc") {
-				t.Errorf("error %q shows the key", err)
-			}
-			if strings.Contains(key, "\x00") {
+			_, err := NewClient(tc.key, WithBaseURL(testBase))
+			check("the argument", err)
+			if strings.Contains(tc.key, "\x00") {
 				return // the environment cannot hold a NUL
 			}
-			t.Setenv(envAPIKey, key)
-			if _, err := NewClient("", WithBaseURL(testBase)); err == nil {
-				t.Error("NewClient accepted such a key from the environment")
+			t.Setenv(envAPIKey, tc.key)
+			_, err = NewClient("", WithBaseURL(testBase))
+			check("PETSTORE_API_KEY", err)
+			if err != nil && !strings.Contains(err.Error(), envAPIKey) {
+				t.Errorf("error %q does not say the key came from %s", err, envAPIKey)
 			}
 		})
+	}
+}
+
+// TestNewClientAcceptsBearerTokenKeys: every character a b64token holds,
+// and its padding.
+func TestNewClientAcceptsBearerTokenKeys(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{
+		"k", "sk-test_7f3A.9c~1e+5b/Z", "abc=", "abc==", "/+", "~", "-._~+/0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz=",
+	} {
+		if _, auth := sentTo(t, key, WithBaseURL(testBase)); auth != "Bearer "+key {
+			t.Errorf("key %q: Authorization = %q; want %q", key, auth, "Bearer "+key)
+		}
 	}
 }
 
@@ -175,6 +240,14 @@ func TestNewClientRefusesBadBaseURL(t *testing.T) {
 		{"https://petstore.example.com/v1#", "fragment", ""},
 		{"https://user:hunter2@[bad/v1", "invalid URL", "hunter2"},
 		{"https://petstore.example.com/%zz", "invalid URL", ""},
+		// Only "//" starts user info, but a reader takes these for it.
+		{"https:/admin:hunter2@petstore.example.com/v1", "no host", "hunter2"},
+		{"https:admin:hunter2@petstore.example.com/v1", "no host", "hunter2"},
+		{"https:/admin:hunter2@petstore.example.com/v1", "no host", "admin"},
+		{"admin:hunter2@petstore.example.com/v1", "scheme", "admin"},
+		{"hunter2://admin:hunter2@petstore.example.com/v1", "scheme", "hunter2"},
+		{"https://admin:hunter2@petstore.example.com/v1@x", "user info", "hunter2"},
+		{"http://admin:hunter2@[::1]:x/v1", "invalid URL", "hunter2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {

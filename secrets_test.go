@@ -7,10 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jarcoal/httpmock"
 )
 
 // leakKey is a key distinctive enough that finding it anywhere is a leak.
@@ -20,18 +24,39 @@ const leakKey = "pk_live_LeakCanary_9f4e2b7d1c"
 // the bad ones included: fmt's bad-verb path prints what a pointer holds.
 var printVerbs = []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d"}
 
-// assertNoKey fails if key, or its hex encoding, shows in any of the texts
-// or in values printed with any of printVerbs.
+// jsonEscapes are the escapes a JSON encoder may write for an ASCII
+// character: \/ and \uXXXX, hex digits in either case.
+var jsonEscapes = regexp.MustCompile(`\\(/|u00[0-7][0-9a-fA-F])`)
+
+// showsKey reports whether s holds key in a form a server may echo it in:
+// as sent, JSON-escaped (any of its characters), in any letter case.
+func showsKey(s, key string) bool {
+	s = jsonEscapes.ReplaceAllStringFunc(s, func(e string) string {
+		if e == `\/` {
+			return "/"
+		}
+		n, _ := strconv.ParseUint(e[2:], 16, 8)
+		return string(rune(n))
+	})
+	return strings.Contains(strings.ToLower(s), strings.ToLower(key))
+}
+
+// escapeAll returns s with every character JSON-escaped as \uXXXX.
+func escapeAll(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		fmt.Fprintf(&b, `\u%04X`, c)
+	}
+	return b.String()
+}
+
+// assertNoKey fails if key, in any form showsKey knows, or its hex
+// encoding, shows in any of the texts or in values printed with any of
+// printVerbs.
 func assertNoKey(t *testing.T, key string, texts map[string]string, values map[string]any) {
 	t.Helper()
-	forms := []string{key, hex.EncodeToString([]byte(key)), strings.ToUpper(hex.EncodeToString([]byte(key)))}
 	holds := func(s string) bool {
-		for _, f := range forms {
-			if strings.Contains(s, f) {
-				return true
-			}
-		}
-		return false
+		return showsKey(s, key) || showsKey(s, hex.EncodeToString([]byte(key)))
 	}
 	for name, s := range texts {
 		if holds(s) {
@@ -188,4 +213,27 @@ func TestKeyNeverLeaks(t *testing.T) {
 	assertNoKey(t, leakKey, texts, values)
 	t.Logf("%d calls: %d values printed with %d verbs, %d texts, %d bytes of logs; the key in none",
 		calls, len(values), len(printVerbs), len(texts), logs.Len())
+}
+
+// TestKeyInAnotherFormNeverLogged: a request id that echoes the key in
+// another letter case or JSON-escaped is redacted in the Debug records too.
+func TestKeyInAnotherFormNeverLogged(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"req-" + strings.ToUpper(testKey), "req-" + escapeAll(testKey)} {
+		var buf bytes.Buffer
+		l := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		c, mt := newTestClient(t, WithLogger(l), WithMaxRetries(0))
+		mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+			resp := httpmock.NewStringResponse(200, "[]")
+			resp.Header.Set("X-Request-Id", id)
+			return resp, nil
+		})
+		if _, err := c.ListPets(context.Background(), ListPetsParams{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), `"request_id":"req-[REDACTED]"`) {
+			t.Errorf("X-Request-Id %q: no redacted request_id in the log:\n%s", id, buf.String())
+		}
+		assertNoKey(t, testKey, map[string]string{"log": buf.String()}, nil)
+	}
 }

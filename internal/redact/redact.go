@@ -1,0 +1,201 @@
+// Package redact hides a secret, the API key, in text a server chose: an
+// error body, a header value, a transport error's text. It exists because a
+// server may echo the key in a form other than the one it was sent in, and
+// an exact match misses those: JSON-escaped ("\/" for "/", "\u002B" or
+// "\u002b" for "+", any character as \uXXXX), in another letter case (a
+// media type, lower-cased by mime.ParseMediaType), or cut off at the end of
+// a sample of a longer body. It has one job: find every such form of one
+// key and replace it with "[REDACTED]".
+//
+// It runs on error paths only, on texts up to 64 KiB: the scan is linear
+// (Knuth-Morris-Pratt over the text read as characters), and a text that
+// does not hold the key is returned as it is, without allocating.
+package redact
+
+import (
+	"fmt"
+	"io"
+)
+
+// marker replaces each form of the key.
+const marker = "[REDACTED]"
+
+// Redactor finds one key in texts. Make it with [New], once per key; it is
+// safe for concurrent use. Printing it, with any fmt verb, never shows the
+// key.
+type Redactor struct {
+	key  []byte // lower-cased (ASCII letters only)
+	next []int  // next[i]: the length of the longest proper prefix of key[:i+1] that ends it
+}
+
+// New returns a Redactor for key. An empty key is found nowhere.
+func New(key string) *Redactor {
+	r := &Redactor{key: make([]byte, len(key)), next: make([]int, len(key))}
+	for i := range len(key) {
+		r.key[i] = lower(key[i])
+	}
+	for i, k := 1, 0; i < len(r.key); i++ {
+		for k > 0 && r.key[i] != r.key[k] {
+			k = r.next[k-1]
+		}
+		if r.key[i] == r.key[k] {
+			k++
+		}
+		r.next[i] = k
+	}
+	return r
+}
+
+// Format prints the Redactor without its key, whatever the verb.
+func (r Redactor) Format(f fmt.State, _ rune) {
+	io.WriteString(f, "redact.Redactor{"+marker+"}")
+}
+
+// String returns s with every form of the key replaced by "[REDACTED]", or
+// s itself when it holds none.
+func (r *Redactor) String(s string) string {
+	if r == nil || len(r.key) == 0 {
+		return s
+	}
+	s = redact(r, s, true, false)
+	return redact(r, s, false, false)
+}
+
+// Bytes returns b with every form of the key replaced by "[REDACTED]", and,
+// when cut says b is the start of a longer text, also a start of a form of
+// the key that b ends with. It returns b itself when there is nothing to
+// replace, and otherwise a new slice: it never changes b.
+func (r *Redactor) Bytes(b []byte, cut bool) []byte {
+	if r == nil || len(r.key) == 0 {
+		return b
+	}
+	b = redact(r, b, true, cut)
+	return redact(r, b, false, cut)
+}
+
+// redact is one pass over s. With escapes, it reads JSON escapes (\/,
+// \uXXXX, ...) as the character they stand for; without, every byte as
+// itself. String and Bytes make both passes: a text that is not JSON may
+// hold the key literally right after a backslash, where the first pass
+// reads an escape (key "u0041b" in `C:\u0041b`).
+func redact[T string | []byte](r *Redactor, s T, escapes, cut bool) T {
+	n := len(r.key)
+	// starts[t%n] is where the t-th character read starts: a match of n
+	// characters ending at character t starts at starts[(t-n+1)%n].
+	var small [64]int
+	starts := small[:]
+	if n > len(small) {
+		starts = make([]int, n)
+	}
+	var out []byte // nil until a first match
+	done := 0      // s[:done] is in out already
+	replace := func(from, to int) {
+		if out == nil {
+			out = make([]byte, 0, len(s)+len(marker))
+		}
+		out = append(out, s[done:from]...)
+		out = append(out, marker...)
+		done = to
+	}
+	q, t := 0, 0 // q: characters of the key matched so far; t: characters read
+	for i := 0; i < len(s); {
+		c, size := int(lower(s[i])), 1
+		if escapes && s[i] == '\\' {
+			switch v, w := unescape(s[i:]); {
+			case w > 0:
+				c, size = v, w
+			case w < 0 && cut && q < n:
+				// An escape cut short: it may be the key's next character.
+				if q == 0 {
+					replace(i, len(s))
+				} else {
+					replace(starts[(t-q)%n], len(s))
+				}
+				return finish(s, out, done)
+			}
+		}
+		starts[t%n] = i
+		t++
+		for q > 0 && int(r.key[q]) != c {
+			q = r.next[q-1]
+		}
+		if int(r.key[q]) == c {
+			q++
+		}
+		i += size
+		if q == n {
+			replace(starts[(t-n)%n], i)
+			q = 0
+		}
+	}
+	if cut && q > 0 {
+		replace(starts[(t-q)%n], len(s))
+	}
+	return finish(s, out, done)
+}
+
+// finish returns s when nothing was replaced, else out and the rest of s.
+func finish[T string | []byte](s T, out []byte, done int) T {
+	if out == nil {
+		return s
+	}
+	return T(append(out, s[done:]...))
+}
+
+// unescape reads the escape at the start of s (which starts with a
+// backslash) as JSON does: \/ and \uXXXX (hex digits in either case), and
+// the other two-character escapes (\\, \", \b, \f, \n, \r, \t), so
+// that the character after an escaped backslash is read as itself. It
+// returns the character, lower-cased, or -1 for one no key holds (not
+// ASCII), and the escape's width; a width of 0 when s does not start with
+// an escape (the backslash is then read as itself), and -1 when s ends
+// inside one.
+func unescape[T string | []byte](s T) (c, width int) {
+	if len(s) == 1 {
+		return 0, -1
+	}
+	switch s[1] {
+	case '/', '\\', '"':
+		return int(s[1]), 2
+	case 'b', 'f', 'n', 'r', 't':
+		return -1, 2 // a control character
+	case 'u':
+		v := 0
+		for i := 2; i < 6; i++ {
+			if i == len(s) {
+				return 0, -1
+			}
+			d := hex(s[i])
+			if d < 0 {
+				return 0, 0
+			}
+			v = v<<4 | d
+		}
+		if v >= 0x80 {
+			return -1, 6
+		}
+		return int(lower(byte(v))), 6
+	}
+	return 0, 0
+}
+
+// hex returns the value of a hex digit, or -1.
+func hex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// lower lower-cases an ASCII letter.
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
