@@ -36,7 +36,6 @@
 package petstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -653,12 +652,20 @@ func (g *guard) err(parent context.Context) error {
 // bufferedBody is a response body read into memory.
 type bufferedBody struct {
 	data []byte
+	off  int   // of the next Read
 	cut  error // the error that cut a non-2xx body short, if any
-	r    bytes.Reader
 }
 
-func (b *bufferedBody) Read(p []byte) (int, error) { return b.r.Read(p) }
-func (b *bufferedBody) Close() error               { return nil }
+func (b *bufferedBody) Read(p []byte) (int, error) {
+	if b.off >= len(b.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.data[b.off:])
+	b.off += n
+	return n, nil
+}
+
+func (b *bufferedBody) Close() error { return nil }
 
 // bodyBytes returns what a response body holds, without copying the ones
 // transport read.
@@ -728,9 +735,7 @@ func (g *guard) bufferBody(parent context.Context, resp *http.Response) error {
 		}
 		data = data[:limit]
 	}
-	b := &bufferedBody{data: data, cut: err}
-	b.r.Reset(data)
-	resp.Body = b
+	resp.Body = &bufferedBody{data: data, cut: err}
 	return nil
 }
 
