@@ -91,14 +91,11 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
-// Body size limits.
-const (
-	maxErrorBody   = 64 << 10 // read of an error response
-	maxErrorSample = 8 << 10  // kept in APIError.Body
-)
+// maxErrorSample is how much of an error body APIError.Body keeps.
+const maxErrorSample = 8 << 10
 
 // newAPIError builds the APIError for a non-2xx response whose body (up to
-// maxErrorBody) is body, cut short by cut if that is not nil. Should the
+// transport.MaxErrorBody) is body, cut short by cut if that is not nil. Should the
 // server echo the API key, in the body or in a header, in any form red finds
 // (escaped, in another case, cut off at the end of the Body sample), the
 // APIError shows "[REDACTED]" instead.

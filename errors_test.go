@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jarcoal/httpmock"
+	"github.com/petstore/petstore-go/internal/transport"
 )
 
 func TestAPIErrorFromResponses(t *testing.T) {
@@ -180,8 +181,8 @@ func TestErrorBodyReadIsCapped(t *testing.T) {
 	if !errors.As(err, &apiErr) || apiErr.Status != 500 {
 		t.Fatalf("err = %v; want *APIError 500", err)
 	}
-	if r.read > maxErrorBody+1 {
-		t.Errorf("read %d bytes of an error body; want at most %d", r.read, maxErrorBody+1)
+	if r.read > transport.MaxErrorBody+1 {
+		t.Errorf("read %d bytes of an error body; want at most %d", r.read, transport.MaxErrorBody+1)
 	}
 	if !r.closed {
 		t.Error("error body not closed")
@@ -205,8 +206,8 @@ func TestSuccessBodyOver10MiBIsAnError(t *testing.T) {
 	if n := mt.GetTotalCallCount(); n != 1 {
 		t.Errorf("attempts = %d; want 1 (not retried)", n)
 	}
-	if r.read > maxSuccessBody+1 || !r.closed {
-		t.Errorf("read %d bytes, closed %v; want at most %d and closed", r.read, r.closed, maxSuccessBody+1)
+	if r.read > transport.MaxSuccessBody+1 || !r.closed {
+		t.Errorf("read %d bytes, closed %v; want at most %d and closed", r.read, r.closed, transport.MaxSuccessBody+1)
 	}
 }
 
@@ -249,8 +250,8 @@ func TestBodiesAreClosed(t *testing.T) {
 		{"transport error after the headers", 200, "", func() io.Reader {
 			return io.MultiReader(strings.NewReader(`[{"id":1,`), iotest.ErrReader(syscall.ECONNRESET))
 		}, nil},
-		{"success body over 10 MiB", 200, "", spaces(maxSuccessBody + 1), nil},
-		{"error body over 64 KiB", 500, "", spaces(maxErrorBody + 1), nil},
+		{"success body over 10 MiB", 200, "", spaces(transport.MaxSuccessBody + 1), nil},
+		{"error body over 64 KiB", 500, "", spaces(transport.MaxErrorBody + 1), nil},
 		{"redirect refused", 302, "moved", nil, http.Header{"Location": {"https://elsewhere.test/v1/pets"}}},
 	}
 	for _, tc := range tests {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // This file holds a Pet Store served over real loopback sockets that
@@ -393,7 +394,7 @@ func (s *faultServer) answer(w http.ResponseWriter, r *http.Request, f fault, ok
 	case faultOversize:
 		h.Set("Content-Type", "application/json")
 		w.WriteHeader(ok)
-		w.Write(bytes.Repeat([]byte(" "), maxSuccessBody+1))
+		w.Write(bytes.Repeat([]byte(" "), transport.MaxSuccessBody+1))
 		return
 	case faultBadBody:
 		h.Set("Content-Type", "application/json")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/petstore/petstore-go/internal/transport"
 	"go.uber.org/goleak"
 )
 
@@ -37,7 +38,7 @@ func fuzzing() bool {
 // closeIdleConnections closes the idle connections of the transports the
 // tests use: the SDK's shared one and http.DefaultTransport.
 func closeIdleConnections() {
-	for _, rt := range []http.RoundTripper{sharedTransport(), http.DefaultTransport} {
+	for _, rt := range []http.RoundTripper{transport.Shared(), http.DefaultTransport} {
 		if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
 			c.CloseIdleConnections()
 		}

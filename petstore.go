@@ -39,7 +39,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -54,6 +53,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/petstore/petstore-go/internal/redact"
 	"github.com/petstore/petstore-go/internal/retry"
+	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // Version is the version of this SDK (semantic versioning, no "v" prefix).
@@ -72,9 +72,6 @@ const (
 // envBaseURL is the environment variable NewClient reads when it is given no
 // WithBaseURL.
 const envBaseURL = "PETSTORE_BASE_URL"
-
-// maxSuccessBody is the largest 2xx body the SDK reads.
-const maxSuccessBody = 10 << 20
 
 // Client calls the Pet Store API. Create it with [NewClient]. It is immutable
 // and safe for concurrent use by multiple goroutines; reuse one Client, so
@@ -175,10 +172,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		warned:    new(warnings),
 		red:       red,
 	}
-	hc := &http.Client{
-		Transport:     &transport{user: cfg.httpClient, timeout: timeout, logger: cfg.logger, red: red},
-		CheckRedirect: noRedirects,
-	}
+	hc := transport.NewClient(&transport.Transport{User: cfg.httpClient, Timeout: timeout, Logger: cfg.logger, Redactor: red})
 	c.get = newRetryClient(hc, cfg, true)
 	c.post = newRetryClient(hc, cfg, false)
 	return c, nil
@@ -267,12 +261,6 @@ func userAgent(prefix string) string {
 	}
 	return ua
 }
-
-// noRedirects makes a 3xx the answer of its attempt. The interface defines
-// no redirect, so the SDK follows none: a 3xx comes back as an APIError, the
-// key never goes to another host, a POST never turns into a GET, and one
-// attempt is one request, which WithTimeout and the logs count.
-func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // operations, for per-operation state.
 type op int
@@ -394,7 +382,8 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, c.callError(o, id, resp, nil)
 	}
-	return bodyBytes(resp.Body), nil
+	data, _ := transport.Contents(resp.Body)
+	return data, nil
 }
 
 // callError is the error of a call whose last attempt ended with resp, a
@@ -406,7 +395,7 @@ func (c *Client) callError(o op, id int64, resp *http.Response, err error) error
 		}
 		return &transportError{method: o.method(), path: c.path(o, id), err: redactError(err, c.red)}
 	}
-	data, cut := bodyContents(resp.Body)
+	data, cut := transport.Contents(resp.Body)
 	return newAPIError(o.method(), c.path(o, id), resp, data, cut, c.red)
 }
 
@@ -464,361 +453,6 @@ func redactError(err error, red *redact.Redactor) error {
 		return &url.Error{Op: ue.Op, URL: ue.URL, Err: errors.New(red.String(ue.Err.Error()))}
 	}
 	return errors.New(red.String(text))
-}
-
-// transport is the SDK's http.RoundTripper for one Client. It sends through
-// the user's transport (looked up on every request), bounds each attempt with
-// the timeout, and reads the whole body within the attempt: a body cut short
-// is then an attempt that failed, which the retry policy can see. It does not
-// implement CloseIdleConnections, so retryablehttp cannot flush the pool of a
-// transport it does not own.
-type transport struct {
-	user    *http.Client // WithHTTPClient's client, or nil
-	timeout time.Duration
-	logger  *slog.Logger
-	red     *redact.Redactor // for the request ids logged
-}
-
-// sharedTransport is the transport of every Client made without
-// WithHTTPClient: a clone of http.DefaultTransport (proxy from the
-// environment, same dial and TLS settings), with an idle pool sized for many
-// goroutines on one host. Should http.DefaultTransport have been replaced
-// (by a mock, say) when it is first needed, it starts from the settings
-// net/http's default has instead: a mock must not become the SDK's for good.
-var sharedTransport = sync.OnceValue(func() *http.Transport {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if ok {
-		t = t.Clone()
-	} else {
-		t = &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			ForceAttemptHTTP2:     true,
-			IdleConnTimeout:       90 * time.Second,
-			TLSHandshakeTimeout:   10 * time.Second,
-			ExpectContinueTimeout: time.Second,
-		}
-	}
-	t.MaxIdleConns = 256
-	t.MaxIdleConnsPerHost = 128
-	return t
-})
-
-func (t *transport) base() http.RoundTripper {
-	if t.user == nil {
-		return sharedTransport()
-	}
-	if t.user.Transport != nil {
-		return t.user.Transport
-	}
-	return http.DefaultTransport
-}
-
-func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	parent := req.Context()
-	g := new(guard)
-	if t.timeout > 0 {
-		var ctx context.Context
-		ctx, g.cancel = context.WithCancelCause(parent)
-		g.timer = time.AfterFunc(t.timeout, g.timeUp)
-		defer g.release()
-		req = req.WithContext(ctx)
-	}
-	var start time.Time
-	if t.logger != nil {
-		start = time.Now()
-	}
-	resp, err := t.base().RoundTrip(req)
-	switch {
-	case err != nil:
-		if resp != nil && resp.Body != nil {
-			resp.Body.Close()
-		}
-		resp = nil
-	case resp == nil:
-		err = errors.New("the http.RoundTripper returned no response and no error")
-	default:
-		if resp.Body == nil {
-			resp.Body = http.NoBody
-		}
-		err = g.bufferBody(parent, resp)
-	}
-	if err != nil && g.timedOut() && parent.Err() == nil {
-		err = &attemptTimeoutError{d: t.timeout}
-	}
-	if t.logger != nil {
-		logAttempt(parent, t.logger, t.red, req, resp, err, time.Since(start))
-	}
-	if err != nil {
-		return nil, err
-	}
-	return resp, nil
-}
-
-// attemptTimeoutError is an attempt that ran out of its WithTimeout time.
-type attemptTimeoutError struct {
-	d time.Duration
-}
-
-func (e *attemptTimeoutError) Error() string {
-	return "attempt timed out after " + e.d.String() + " (WithTimeout)"
-}
-func (e *attemptTimeoutError) Timeout() bool { return true }
-func (e *attemptTimeoutError) Is(target error) bool {
-	return target == context.DeadlineExceeded
-}
-
-// guard ends one attempt when its time runs out or the call's context ends:
-// it cancels the attempt's context (so that net/http stops dialling or
-// waiting) and closes the body being read, whatever the transport does with
-// the context. net/http, for one, stops watching it once it hands over the
-// body of a 101 Switching Protocols; a RoundTripper may never watch it.
-type guard struct {
-	cancel context.CancelCauseFunc // of the attempt's context; nil without a timeout
-	timer  *time.Timer
-
-	mu      sync.Mutex
-	body    io.Closer // the body being read
-	ended   bool      // the attempt has ended: a body is closed at once
-	expired bool      // its time ran out
-}
-
-// errAttemptTimeout is the cause of an attempt's context that ran out of time.
-var errAttemptTimeout = errors.New("attempt timed out")
-
-// timeUp runs when the attempt's time runs out.
-func (g *guard) timeUp() {
-	g.mu.Lock()
-	g.expired = true
-	g.mu.Unlock()
-	g.cancel(errAttemptTimeout)
-	g.end()
-}
-
-// end closes the body being read, if any, and any body watched later.
-func (g *guard) end() {
-	g.mu.Lock()
-	body := g.body
-	g.body, g.ended = nil, true
-	g.mu.Unlock()
-	if body != nil {
-		body.Close()
-	}
-}
-
-func (g *guard) timedOut() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.expired
-}
-
-// release stops the timer and cancels the attempt's context.
-func (g *guard) release() {
-	g.timer.Stop()
-	g.cancel(context.Canceled)
-}
-
-// watch makes body the one to close should the attempt end, and reports
-// false if it has ended already.
-func (g *guard) watch(body io.Closer) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.body = body
-	return !g.ended
-}
-
-// unwatch takes the body back from the guard: it reports true if the
-// caller is to close it, false if the guard has closed it or is closing it.
-func (g *guard) unwatch() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	mine := g.body != nil
-	g.body = nil
-	return mine
-}
-
-// err is the error of a read that the attempt's end may have cut short:
-// the call's context's, or the attempt's timeout; nil if neither ended.
-func (g *guard) err(parent context.Context) error {
-	if err := parent.Err(); err != nil {
-		return err
-	}
-	if g.timedOut() {
-		return context.DeadlineExceeded
-	}
-	return nil
-}
-
-// bufferedBody is a response body read into memory.
-type bufferedBody struct {
-	data []byte
-	off  int   // of the next Read
-	cut  error // the error that cut a non-2xx body short, if any
-}
-
-func (b *bufferedBody) Read(p []byte) (int, error) {
-	if b.off >= len(b.data) {
-		return 0, io.EOF
-	}
-	n := copy(p, b.data[b.off:])
-	b.off += n
-	return n, nil
-}
-
-func (b *bufferedBody) Close() error { return nil }
-
-// bodyBytes returns what a response body holds, without copying the ones
-// transport read.
-func bodyBytes(body io.ReadCloser) []byte {
-	data, _ := bodyContents(body)
-	return data
-}
-
-// bodyContents returns what a response body holds and, for a non-2xx body
-// cut short, the error that cut it.
-func bodyContents(body io.ReadCloser) ([]byte, error) {
-	if b, ok := body.(*bufferedBody); ok {
-		return b.data, b.cut
-	}
-	return io.ReadAll(io.LimitReader(body, maxSuccessBody))
-}
-
-// errBodyTooLarge is a 2xx body over the limit; it is not retried.
-var errBodyTooLarge = fmt.Errorf("response body exceeds %d MiB: %w", maxSuccessBody>>20, retry.ErrNotRetryable)
-
-// maxFirstBuffer bounds the buffer a Content-Length makes bufferBody start
-// with: beyond it, the buffer grows with the bytes that arrive, so that a
-// server that promises 10 MiB and sends nothing costs next to nothing.
-const maxFirstBuffer = 32 << 10
-
-// bufferBody replaces resp.Body by its contents: up to maxSuccessBody for a
-// 2xx (more is an error), up to maxErrorBody otherwise (the rest is dropped).
-// A 2xx body that cannot be read whole is an error; any other response keeps
-// what could be read of its body, so that its status is not lost. Should the
-// attempt end first (parent, the call's context, ends, or the attempt's time
-// runs out), the body is closed and the read ends with the context's error.
-// The original body is closed on every path.
-func (g *guard) bufferBody(parent context.Context, resp *http.Response) error {
-	body := resp.Body
-	if !g.watch(body) {
-		body.Close()
-		return g.err(parent)
-	}
-	if parent.Done() != nil {
-		stop := context.AfterFunc(parent, g.end)
-		defer stop()
-	}
-	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
-	limit := int64(maxErrorBody)
-	if success {
-		limit = maxSuccessBody
-	}
-	size := int64(512)
-	if resp.ContentLength >= 0 {
-		size = min(resp.ContentLength, limit, maxFirstBuffer) + 1 // +1: room to see EOF
-	}
-	data, err := readAll(body, size, limit+1)
-	if g.unwatch() {
-		body.Close()
-	}
-	if err != nil {
-		if ctxErr := g.err(parent); ctxErr != nil {
-			return ctxErr
-		}
-		if success {
-			return err
-		}
-	}
-	if int64(len(data)) > limit {
-		if limit == maxSuccessBody {
-			return errBodyTooLarge
-		}
-		data = data[:limit]
-	}
-	resp.Body = &bufferedBody{data: data, cut: err}
-	return nil
-}
-
-// readAll is io.ReadAll(io.LimitReader(r, max)) with a first buffer of size
-// bytes: with an exact Content-Length, the body is read with one allocation.
-func readAll(r io.Reader, size, max int64) ([]byte, error) {
-	b := make([]byte, 0, size)
-	for {
-		if int64(len(b)) >= max {
-			return b, nil // as io.LimitReader(r, max) would end
-		}
-		p := b[len(b):cap(b)]
-		if rest := max - int64(len(b)); int64(len(p)) > rest {
-			p = p[:rest]
-		}
-		n, err := r.Read(p)
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
-}
-
-// logAttempt writes the Debug record of one attempt: never a header, a body
-// or the URL's query. red hides the key in the request id.
-func logAttempt(ctx context.Context, l *slog.Logger, red *redact.Redactor, req *http.Request, resp *http.Response, err error, d time.Duration) {
-	if !l.Enabled(ctx, slog.LevelDebug) {
-		return
-	}
-	attempt := 1
-	if cr, ok := ctx.(retry.Carrier); ok {
-		attempt += cr.RetryCall().Attempts() // the attempts that have ended
-	}
-	attrs := []slog.Attr{
-		slog.String("method", req.Method),
-		slog.String("path", req.URL.EscapedPath()),
-		slog.Int("attempt", attempt),
-	}
-	if err != nil {
-		attrs = append(attrs, slog.String("error", errorClass(err)))
-	} else {
-		attrs = append(attrs, slog.Int("status", resp.StatusCode))
-	}
-	attrs = append(attrs, slog.Duration("duration", d))
-	if resp != nil {
-		id := resp.Header.Get("X-Request-Id")
-		if id == "" {
-			id = resp.Header.Get("Request-Id")
-		}
-		if id != "" {
-			// A server may echo the key (the request's bearer token) here.
-			attrs = append(attrs, slog.String("request_id", red.String(id)))
-		}
-	}
-	l.LogAttrs(ctx, slog.LevelDebug, "petstore: attempt", attrs...)
-}
-
-// errorClass names the kind of a transport error for a log record, without
-// its text (which could quote a URL or a server's words).
-func errorClass(err error) string {
-	var dnsErr *net.DNSError
-	var opErr *net.OpError
-	switch {
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, errBodyTooLarge):
-		return "body too large"
-	case errors.As(err, &dnsErr):
-		return "dns"
-	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return "dial"
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "truncated response"
-	}
-	return "transport"
 }
 
 // warnDeprecated logs, once per Client, that the deprecated GetPet is used.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
+	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // sentTo returns the URL and Authorization header of the one ListPets
@@ -431,8 +432,8 @@ func TestDefaultTransportIsSharedAndPooled(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	b1 := c1.get.HTTPClient.Transport.(*transport).base()
-	b2 := c2.post.HTTPClient.Transport.(*transport).base()
+	b1 := c1.get.HTTPClient.Transport.(*transport.Transport).Base()
+	b2 := c2.post.HTTPClient.Transport.(*transport.Transport).Base()
 	if b1 != b2 {
 		t.Error("two Clients without WithHTTPClient use different transports")
 	}

@@ -1,0 +1,146 @@
+// Package transport runs one attempt of a petstore call: it is the
+// http.RoundTripper under go-retryablehttp. Each attempt gets its own time
+// limit, reads the whole response body within that limit (so that a body cut
+// short is a failed attempt the retry policy can see), never reads more than
+// the SDK's size limits, and follows no redirect. Without a user's
+// http.Client, it sends through one pooled transport shared by every Client.
+//
+// It exists apart from the client so that these rules, the part of the SDK
+// that must hold against a hostile or broken server, can be read and tested
+// as one piece.
+package transport
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/petstore/petstore-go/internal/redact"
+)
+
+// NewClient returns the http.Client that go-retryablehttp sends through: t,
+// and no redirects followed.
+func NewClient(t *Transport) *http.Client {
+	return &http.Client{Transport: t, CheckRedirect: noRedirects}
+}
+
+// Transport is the SDK's http.RoundTripper for one Client. It sends through
+// the user's transport (looked up on every request), bounds each attempt with
+// the timeout, and reads the whole body within the attempt: a body cut short
+// is then an attempt that failed, which the retry policy can see. It does not
+// implement CloseIdleConnections, so retryablehttp cannot flush the pool of a
+// transport it does not own.
+type Transport struct {
+	User     *http.Client     // the user's client (WithHTTPClient), or nil for Shared
+	Timeout  time.Duration    // per attempt; 0: none
+	Logger   *slog.Logger     // one Debug record per attempt; nil: silent
+	Redactor *redact.Redactor // hides the key in what a server chose (the request ids logged)
+}
+
+// Shared returns the transport of every Client made without
+// WithHTTPClient: a clone of http.DefaultTransport (proxy from the
+// environment, same dial and TLS settings), with an idle pool sized for many
+// goroutines on one host. Should http.DefaultTransport have been replaced
+// (by a mock, say) when it is first needed, it starts from the settings
+// net/http's default has instead: a mock must not become the SDK's for good.
+var Shared = sync.OnceValue(func() *http.Transport {
+	t, ok := http.DefaultTransport.(*http.Transport)
+	if ok {
+		t = t.Clone()
+	} else {
+		t = &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			ForceAttemptHTTP2:     true,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ExpectContinueTimeout: time.Second,
+		}
+	}
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 128
+	return t
+})
+
+// Base returns the http.RoundTripper an attempt sends through now: the user's
+// client's Transport (http.DefaultTransport when nil), or Shared.
+func (t *Transport) Base() http.RoundTripper {
+	if t.User == nil {
+		return Shared()
+	}
+	if t.User.Transport != nil {
+		return t.User.Transport
+	}
+	return http.DefaultTransport
+}
+
+// RoundTrip runs one attempt. It returns a response whose Body is already
+// read into memory (see Contents), or an error.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	parent := req.Context()
+	g := new(guard)
+	if t.Timeout > 0 {
+		var ctx context.Context
+		ctx, g.cancel = context.WithCancelCause(parent)
+		g.timer = time.AfterFunc(t.Timeout, g.timeUp)
+		defer g.release()
+		req = req.WithContext(ctx)
+	}
+	var start time.Time
+	if t.Logger != nil {
+		start = time.Now()
+	}
+	resp, err := t.Base().RoundTrip(req)
+	switch {
+	case err != nil:
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		resp = nil
+	case resp == nil:
+		err = errors.New("the http.RoundTripper returned no response and no error")
+	default:
+		if resp.Body == nil {
+			resp.Body = http.NoBody
+		}
+		err = g.bufferBody(parent, resp)
+	}
+	if err != nil && g.timedOut() && parent.Err() == nil {
+		err = &TimeoutError{Limit: t.Timeout}
+	}
+	if t.Logger != nil {
+		logAttempt(parent, t.Logger, t.Redactor, req, resp, err, time.Since(start))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// TimeoutError is an attempt that ran out of its time (Transport.Timeout).
+// It matches context.DeadlineExceeded, and is a net.Error timeout.
+type TimeoutError struct {
+	Limit time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return "attempt timed out after " + e.Limit.String() + " (WithTimeout)"
+}
+
+// Timeout reports true: the error is a timeout.
+func (e *TimeoutError) Timeout() bool { return true }
+
+// Is reports whether target is context.DeadlineExceeded.
+func (e *TimeoutError) Is(target error) bool {
+	return target == context.DeadlineExceeded
+}
+
+// noRedirects makes a 3xx the answer of its attempt. The interface defines
+// no redirect, so the SDK follows none: a 3xx comes back as an APIError, the
+// key never goes to another host, a POST never turns into a GET, and one
+// attempt is one request, which WithTimeout and the logs count.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
