@@ -449,3 +449,13 @@ func TestCutErrorBodySaysSo(t *testing.T) {
 		t.Errorf("Message = %q; want it to say the body was cut short", apiErr.Message)
 	}
 }
+
+// TestDecodeErrorBodyAllocs checks that decoding an Error body allocates
+// its two strings and nothing else. Not parallel: testing.AllocsPerRun
+// counts every goroutine's allocations.
+func TestDecodeErrorBodyAllocs(t *testing.T) {
+	body := []byte(`{"code":"not_found","message":"pet 7 not found","status":404}`)
+	if n := testing.AllocsPerRun(10, func() { _, _ = decodeErrorBody(body) }); n > 2 {
+		t.Errorf("decodeErrorBody: %v allocations; want at most 2", n)
+	}
+}
