@@ -89,28 +89,30 @@ func (it *Iter) Next() bool {
 // name, and compares eight bytes at a time.
 func (it *Iter) member() bool {
 	d := it.d
-	if d.ws() != '"' {
-		return it.fail(d.syntaxError())
-	}
-	if f := it.fields; f != nil && len(d.data)-d.pos >= 16 {
-		w0 := binary.LittleEndian.Uint64(d.data[d.pos:])
-		w1 := binary.LittleEndian.Uint64(d.data[d.pos+8:])
+	data, pos := d.data, d.pos
+	if f := it.fields; f != nil && pos+16 <= len(data) {
+		// The words hold the quote too: a match means a name starts here.
+		w0 := binary.LittleEndian.Uint64(data[pos : pos+8])
+		w1 := binary.LittleEndian.Uint64(data[pos+8 : pos+16])
 		k := it.field + 1
 		for range f.quoted {
 			if k >= len(f.quoted) {
 				k = 0
 			}
 			if q := &f.quoted[k]; w0&q.mask0 == q.word0 && w1&q.mask1 == q.word1 {
-				it.nameStart, it.nameEnd, it.plain, it.field = d.pos+1, d.pos+q.len-1, true, k
-				d.pos += q.len
-				if d.pos < len(d.data) && d.data[d.pos] == ':' { // as most JSON has it
-					d.pos++
+				it.nameStart, it.nameEnd, it.plain, it.field = pos+1, pos+q.len-1, true, k
+				if pos += q.len; pos < len(data) && data[pos] == ':' { // as most JSON has it
+					d.pos = pos + 1
 					return true
 				}
+				d.pos = pos
 				return it.colon()
 			}
 			k++
 		}
+	}
+	if d.ws() != '"' {
+		return it.fail(d.syntaxError())
 	}
 	start := d.pos + 1
 	name, err := d.str()
