@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/petstore/petstore-go/internal/jsonscan"
 	"github.com/petstore/petstore-go/internal/redact"
 	"github.com/petstore/petstore-go/internal/retry"
 )
@@ -137,4 +138,80 @@ func describeBody(contentType string, n int) string {
 		mt = "unknown type"
 	}
 	return "non-JSON body (" + mt + ", " + strconv.Itoa(n) + " bytes)"
+}
+
+// errorBody is what decodeErrorBody read from an Error body.
+type errorBody struct {
+	code, message       string
+	hasCode, hasMessage bool
+}
+
+// decodeErrorBody decodes an Error body {code, message, status}, as
+// encoding/json would into a struct with *string code and message fields
+// (the fuzz tests in decode_fuzz_test.go hold it to it): other members are
+// ignored, and a top-level null is an empty result.
+func decodeErrorBody(data []byte) (errorBody, error) {
+	d := jsonscan.NewDecoder(data)
+	var raw rawErrorBody
+	switch d.Next() {
+	case jsonscan.Object:
+		if err := raw.decode(d); err != nil {
+			return errorBody{}, err
+		}
+	case jsonscan.Null:
+		if err := d.Null(); err != nil {
+			return errorBody{}, err
+		}
+	default:
+		return errorBody{}, d.TypeError("an object")
+	}
+	if err := d.End(); err != nil {
+		return errorBody{}, err
+	}
+	e := errorBody{hasCode: raw.hasCode, hasMessage: raw.hasMessage}
+	if raw.hasCode {
+		e.code = raw.code.String()
+	}
+	if raw.hasMessage {
+		e.message = raw.message.String()
+	}
+	return e, nil
+}
+
+// rawErrorBody is an Error body as read: the last value of each member, the
+// strings still as they stand in the body.
+type rawErrorBody struct {
+	code, message       jsonscan.Str
+	hasCode, hasMessage bool
+}
+
+// errorFields are the members of an Error body that the SDK reads; it
+// ignores its status, as the HTTP status line wins.
+var errorFields = jsonscan.NewFields("code", "message")
+
+// The members of an Error body, as errorFields numbers them.
+const (
+	errorCode = iota
+	errorMessage
+)
+
+// decode reads an Error object, members matched by name as encoding/json
+// folds case, the last of a repeated one winning, a null leaving it unset.
+func (e *rawErrorBody) decode(d *jsonscan.Decoder) error {
+	obj := d.Object(errorFields)
+	for obj.Next() {
+		var err error
+		switch obj.Field() {
+		case errorCode:
+			e.code, e.hasCode, err = d.StrOrNull()
+		case errorMessage:
+			e.message, e.hasMessage, err = d.StrOrNull()
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return obj.Err()
 }

@@ -594,3 +594,13 @@ func TestKeyInMalformedResponseIsRedacted(t *testing.T) {
 		assertNoKey(t, echoKey, map[string]string{"Error()": err.Error()}, map[string]any{"error": err})
 	}
 }
+
+// TestDecodeErrorBodyAllocs checks that decoding an Error body allocates
+// its two strings and nothing else. Not parallel: testing.AllocsPerRun
+// counts every goroutine's allocations.
+func TestDecodeErrorBodyAllocs(t *testing.T) {
+	body := []byte(`{"code":"not_found","message":"pet 7 not found","status":404}`)
+	if n := testing.AllocsPerRun(10, func() { _, _ = decodeErrorBody(body) }); n > 2 {
+		t.Errorf("decodeErrorBody: %v allocations; want at most 2", n)
+	}
+}

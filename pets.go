@@ -1,11 +1,16 @@
 package petstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"github.com/petstore/petstore-go/internal/jsonscan"
 )
 
 // PetStatus is an animal's availability. A Pet from the server may carry a
@@ -131,4 +136,195 @@ func (c *Client) GetPet(ctx context.Context, id int64) (*Pet, error) {
 // decodeError reports a 2xx body that is not what the interface documents.
 func decodeError(method, path string, err error) error {
 	return fmt.Errorf("petstore: %s %s: unexpected response body: %w", method, path, err)
+}
+
+// The bodies of the three operations are decoded with internal/jsonscan,
+// without reflection, and accepted, refused and read exactly as
+// encoding/json would decode them into a struct with pointer fields (the
+// fuzz tests in decode_fuzz_test.go hold them to it): members matched by
+// name as encoding/json folds case, unknown ones skipped, the last of a
+// repeated member winning, a null leaving the field unset; id, name and
+// categoryId required.
+
+// rawPet is one Pet object as read: the last value of each member, the
+// strings still as they stand in the body.
+type rawPet struct {
+	id, categoryID         int64
+	name, status           jsonscan.Str
+	hasID, hasName, hasCat bool
+	hasStatus              bool
+}
+
+// petFields are the members of a Pet object, in the order of the constants
+// below.
+var petFields = jsonscan.NewFields("id", "name", "categoryId", "status")
+
+// The members of a Pet object, as petFields numbers them.
+const (
+	petID = iota
+	petName
+	petCategoryID
+	petStatus
+)
+
+// decode reads a Pet object.
+func (p *rawPet) decode(d *jsonscan.Decoder) error {
+	obj := d.Object(petFields)
+	for obj.Next() {
+		var err error
+		switch obj.Field() {
+		case petID:
+			p.id, p.hasID, err = d.Int64OrNull()
+		case petName:
+			p.name, p.hasName, err = d.StrOrNull()
+		case petCategoryID:
+			p.categoryID, p.hasCat, err = d.Int64OrNull()
+		case petStatus:
+			p.status, p.hasStatus, err = d.StrOrNull()
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return obj.Err()
+}
+
+// check reports a missing required member.
+func (p *rawPet) check() error {
+	switch {
+	case !p.hasID:
+		return errors.New("pet has no id")
+	case !p.hasName:
+		return errors.New("pet has no name")
+	case !p.hasCat:
+		return errors.New("pet has no categoryId")
+	}
+	return nil
+}
+
+// petStatus returns the status read, without allocating for the three
+// known values.
+func (p *rawPet) petStatus() PetStatus {
+	if !p.hasStatus {
+		return ""
+	}
+	raw := p.status.Raw()
+	if !p.status.Plain() {
+		var buf [16]byte
+		raw = p.status.AppendTo(buf[:0])
+	}
+	switch string(raw) {
+	case "available":
+		return PetStatusAvailable
+	case "pending":
+		return PetStatusPending
+	case "sold":
+		return PetStatusSold
+	}
+	return PetStatus(raw)
+}
+
+// minPetLen is the length of the shortest Pet object that has its three
+// required members, `{"id":0,"name":"","categoryId":0}`, plus a comma.
+const minPetLen = 34
+
+// decodePets decodes an array of Pet objects. The names share one
+// allocation.
+func decodePets(data []byte) ([]Pet, error) {
+	d := jsonscan.NewDecoder(data)
+	switch d.Next() {
+	case jsonscan.Array:
+	case jsonscan.Null:
+		if err := d.Null(); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("null instead of an array of pets")
+	default:
+		return nil, d.TypeError("an array of pets")
+	}
+	// Room for every Pet: each is an object, so has a '{', and takes at
+	// least minPetLen bytes.
+	n := min(bytes.Count(data, []byte{'{'}), len(data)/minPetLen+1)
+	pets := make([]Pet, 0, n)
+	names := make([][]byte, 0, n) // each Pet's name, unescaped
+	arr := d.Array()
+	for arr.Next() {
+		switch d.Next() {
+		case jsonscan.Object:
+		case jsonscan.Null:
+			return nil, errors.New("pet " + strconv.Itoa(len(pets)) + " is null")
+		default:
+			return nil, d.TypeError("a pet object")
+		}
+		var p rawPet
+		if err := p.decode(d); err != nil {
+			return nil, err
+		}
+		if err := p.check(); err != nil {
+			return nil, errors.New("pet " + strconv.Itoa(len(pets)) + ": " + err.Error())
+		}
+		pets = append(pets, Pet{ID: p.id, CategoryID: p.categoryID, Status: p.petStatus()})
+		name := p.name.Raw()
+		if !p.name.Plain() {
+			name = p.name.AppendTo(nil) // rare: a name with escapes
+		}
+		names = append(names, name)
+	}
+	if err := arr.Err(); err != nil {
+		return nil, err
+	}
+	if err := d.End(); err != nil {
+		return nil, err
+	}
+	setNames(pets, names)
+	return pets, nil
+}
+
+// setNames sets each Pet's Name, all of them slices of one string.
+func setNames(pets []Pet, names [][]byte) {
+	size := 0
+	for _, name := range names {
+		size += len(name)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, name := range names {
+		b.Write(name)
+	}
+	all, off := b.String(), 0
+	for i, name := range names {
+		pets[i].Name = all[off : off+len(name)]
+		off += len(name)
+	}
+}
+
+// decodePet decodes one Pet object.
+func decodePet(data []byte) (*Pet, error) {
+	d := jsonscan.NewDecoder(data)
+	switch d.Next() {
+	case jsonscan.Object:
+	case jsonscan.Null:
+		if err := d.Null(); err != nil {
+			return nil, err
+		}
+		if err := d.End(); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("null instead of a pet")
+	default:
+		return nil, d.TypeError("a pet object")
+	}
+	var p rawPet
+	if err := p.decode(d); err != nil {
+		return nil, err
+	}
+	if err := d.End(); err != nil {
+		return nil, err
+	}
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	return &Pet{ID: p.id, Name: p.name.String(), CategoryID: p.categoryID, Status: p.petStatus()}, nil
 }

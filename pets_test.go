@@ -3,6 +3,7 @@ package petstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net/url"
 	"strings"
@@ -289,5 +290,62 @@ func TestNilContextIsRefused(t *testing.T) {
 	_, err := c.ListPets(nil, ListPetsParams{})
 	if !errors.Is(err, ErrInvalidParams) || mt.GetTotalCallCount() != 0 {
 		t.Errorf("ListPets(nil ctx) = %v after %d requests; want ErrInvalidParams and none", err, mt.GetTotalCallCount())
+	}
+}
+
+// TestDecodePetsNames checks that the names of a list, which share one
+// allocation, come out right whatever their escapes.
+func TestDecodePetsNames(t *testing.T) {
+	t.Parallel()
+	names := []string{"", "a", `\u00e9t\u00e9`, "\xff", `\ud83d`, "plain name", `\n`, "", "Zoë"}
+	var b strings.Builder
+	b.WriteString("[")
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"%s","categoryId":1}`, i, n)
+	}
+	b.WriteString("]")
+	want, err := refDecodePets([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodePets([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestDecodeAllocs checks that the decoders allocate what they should: for
+// a list, the slice, the names as read and one string for all of them; for
+// a Pet, the Pet and its name; nothing for the three known statuses. Not
+// parallel: testing.AllocsPerRun counts every goroutine's allocations.
+func TestDecodeAllocs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 100 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"Pet number %d","categoryId":%d,"status":"%s"}`, i, i, i%7, []string{"available", "pending", "sold"}[i%3])
+	}
+	b.WriteString("]")
+	list := []byte(b.String())
+	one := []byte(`{"id":1,"name":"Rex","categoryId":2,"status":"sold"}`)
+	for _, tc := range []struct {
+		name string
+		max  float64
+		f    func()
+	}{
+		{"decodePets", 3, func() { _, _ = decodePets(list) }}, // the slice, the names as read, the names
+		{"decodePet", 2, func() { _, _ = decodePet(one) }},
+	} {
+		if n := testing.AllocsPerRun(10, tc.f); n > tc.max {
+			t.Errorf("%s: %v allocations; want at most %v", tc.name, n, tc.max)
+		}
 	}
 }

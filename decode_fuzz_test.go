@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// The reference decoders: what the SDK did with encoding/json before
-// decode.go. The fuzz tests hold the fast decoders to them.
+// Differential fuzz tests of the body decoders (decodePets and decodePet in
+// pets.go, decodeErrorBody in errors.go): each must accept, refuse and read
+// every input as the reference decoders below, which use encoding/json as
+// the SDK once did. Their seeds (the f.Add calls and testdata/fuzz/<Name>)
+// run in every go test; .ci/run also fuzzes each for a bounded time:
+//
+//	go test -run='^$' -fuzz='^FuzzDecodePets$' -fuzztime=15s .
 
 // wirePet is a Pet as JSON, with pointers to see which fields are present.
 type wirePet struct {
@@ -253,83 +256,4 @@ func FuzzDecodeErrorBody(f *testing.F) {
 			t.Fatalf("decodeErrorBody(%s) differs from encoding/json (-want +got):\n%s", short(data), diff)
 		}
 	})
-}
-
-// TestFoldedRunes checks what matchField assumes of encoding/json's name
-// folding: the only runes outside ASCII that fold to an ASCII letter are
-// U+017F and U+212A. It then has encoding/json confirm each.
-func TestFoldedRunes(t *testing.T) {
-	foldRune := func(r rune) rune { // as encoding/json's fold.go
-		for {
-			r2 := unicode.SimpleFold(r)
-			if r2 <= r {
-				return r2
-			}
-			r = r2
-		}
-	}
-	var found []rune
-	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
-		if foldRune(r) < utf8.RuneSelf {
-			found = append(found, r)
-		}
-	}
-	if diff := cmp.Diff([]rune{0x17F, 0x212A}, found); diff != "" {
-		t.Errorf("runes that fold into ASCII (-assumed +found):\n%s", diff)
-	}
-}
-
-// TestDecodePetsNames checks that the names of a list, which share one
-// allocation, come out right whatever their escapes.
-func TestDecodePetsNames(t *testing.T) {
-	names := []string{"", "a", `\u00e9t\u00e9`, "\xff", `\ud83d`, "plain name", `\n`, "", "Zoë"}
-	var b strings.Builder
-	b.WriteString("[")
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `{"id":%d,"name":"%s","categoryId":1}`, i, n)
-	}
-	b.WriteString("]")
-	want, err := refDecodePets([]byte(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := decodePets([]byte(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
-// TestDecodeAllocs checks that the decoders allocate what they should: a
-// list, one string for all its names; a Pet with a short name, one; no
-// allocation for the three known statuses.
-func TestDecodeAllocs(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("[")
-	for i := range 100 {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `{"id":%d,"name":"Pet number %d","categoryId":%d,"status":"%s"}`, i, i, i%7, []string{"available", "pending", "sold"}[i%3])
-	}
-	b.WriteString("]")
-	list := []byte(b.String())
-	one := []byte(`{"id":1,"name":"Rex","categoryId":2,"status":"sold"}`)
-	for _, tc := range []struct {
-		name string
-		max  float64
-		f    func()
-	}{
-		{"decodePets", 3, func() { _, _ = decodePets(list) }}, // the slice, the names as read, the names
-		{"decodePet", 1, func() { _, _ = decodePet(one) }},
-	} {
-		if n := testing.AllocsPerRun(10, tc.f); n > tc.max {
-			t.Errorf("%s: %v allocations; want at most %v", tc.name, n, tc.max)
-		}
-	}
 }
