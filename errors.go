@@ -5,6 +5,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -214,4 +215,58 @@ func (e *rawErrorBody) decode(d *jsonscan.Decoder) error {
 		}
 	}
 	return obj.Err()
+}
+
+// transportError is a failure without an HTTP response: a transport,
+// size or context error. It reads "petstore: GET /v1/pets: <cause>" and
+// unwraps to the cause, so errors.Is(err, context.Canceled) and
+// errors.As(err, new(*url.Error)) work.
+type transportError struct {
+	method, path string
+	err          error
+}
+
+func (e *transportError) Error() string {
+	cause := e.err
+	var ue *url.Error
+	if errors.As(cause, &ue) {
+		cause = ue.Err // its URL repeats what we print
+	}
+	return "petstore: " + e.method + " " + e.path + ": " + cause.Error()
+}
+
+func (e *transportError) Unwrap() error { return e.err }
+
+// retryWaitError is a call whose context ended while it waited to retry
+// (or as it was about to): it matches the context's error, and carries the
+// error of the attempt it was to retry, an *APIError or a transport error.
+type retryWaitError struct {
+	method, path string
+	ctx          error // the context's error
+	last         error
+}
+
+func (e *retryWaitError) Error() string {
+	last := strings.TrimPrefix(e.last.Error(), "petstore: "+e.method+" "+e.path+": ")
+	return "petstore: " + e.method + " " + e.path + ": " + e.ctx.Error() + " while waiting to retry after: " + last
+}
+
+func (e *retryWaitError) Unwrap() []error { return []error{e.ctx, e.last} }
+
+// redactError returns err, or, should its text hold the key in any form red
+// finds, an error with that text redacted. net/http quotes a malformed
+// response line ("malformed MIME header: missing colon: ..."), which a
+// server may have made of the Authorization header it was sent. Such an
+// error keeps its *url.Error, but not what that wrapped, which would still
+// hold the key.
+func redactError(err error, red *redact.Redactor) error {
+	text := err.Error()
+	if red.String(text) == text {
+		return err
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return &url.Error{Op: ue.Op, URL: ue.URL, Err: errors.New(red.String(ue.Err.Error()))}
+	}
+	return errors.New(red.String(text))
 }

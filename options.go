@@ -1,8 +1,14 @@
 package petstore
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"strings"
 	"time"
 )
 
@@ -26,6 +32,10 @@ type config struct {
 	logger       *slog.Logger
 	insecureHTTP bool
 }
+
+// envBaseURL is the environment variable NewClient reads when it is given no
+// WithBaseURL.
+const envBaseURL = "PETSTORE_BASE_URL"
 
 // Defaults of the options.
 const (
@@ -96,4 +106,127 @@ func WithLogger(l *slog.Logger) Option {
 // The API key then travels in clear text: use it only on a network you trust.
 func WithInsecureHTTP() Option {
 	return func(c *config) { c.insecureHTTP = true }
+}
+
+// newConfig returns the defaults with opts applied, in order.
+func newConfig(opts []Option) config {
+	cfg := config{
+		maxRetries:   defaultMaxRetries,
+		retryWaitMin: defaultRetryWaitMin,
+		retryWaitMax: defaultRetryWaitMax,
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&cfg)
+		}
+	}
+	return cfg
+}
+
+// check returns an error naming the option that holds a bad value; the base
+// URL is checked by petsURL.
+func (cfg *config) check() error {
+	switch {
+	case cfg.httpSet && cfg.httpClient == nil:
+		return errors.New("petstore: WithHTTPClient: nil *http.Client")
+	case cfg.maxRetries < 0:
+		return fmt.Errorf("petstore: WithMaxRetries: %d is negative", cfg.maxRetries)
+	case cfg.retryWaitMin < 0 || cfg.retryWaitMin > cfg.retryWaitMax:
+		return fmt.Errorf("petstore: WithRetryWait: want 0 <= min <= max, got min %s, max %s", cfg.retryWaitMin, cfg.retryWaitMax)
+	case cfg.timeoutSet && cfg.timeout < 0:
+		return fmt.Errorf("petstore: WithTimeout: %s is negative", cfg.timeout)
+	case strings.IndexFunc(cfg.userAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return errors.New("petstore: WithUserAgent: contains a control character")
+	}
+	return nil
+}
+
+// attemptTimeout returns the time limit of one attempt: WithTimeout's, else
+// the WithHTTPClient client's non-zero Timeout, else the default.
+func (cfg *config) attemptTimeout() time.Duration {
+	switch {
+	case cfg.timeoutSet:
+		return cfg.timeout
+	case cfg.httpClient != nil && cfg.httpClient.Timeout > 0:
+		return cfg.httpClient.Timeout
+	}
+	return defaultTimeout
+}
+
+// petsURL returns the URL of the pets collection under the base URL (from
+// WithBaseURL, else $PETSTORE_BASE_URL, else ProductionURL), parsed from its
+// string as http.NewRequest would parse it, so that every request's URL can
+// start as a copy of it.
+func (cfg *config) petsURL() (*url.URL, error) {
+	rawBase, source := cfg.baseURL, "WithBaseURL"
+	if !cfg.baseURLSet {
+		rawBase, source = os.Getenv(envBaseURL), envBaseURL
+		if strings.TrimSpace(rawBase) == "" {
+			rawBase, source = ProductionURL, "ProductionURL"
+		}
+	}
+	base, err := parseBaseURL(rawBase, cfg.insecureHTTP)
+	if err != nil {
+		return nil, fmt.Errorf("petstore: %s: %w", source, err)
+	}
+	pets, err := url.Parse(base.JoinPath("pets").String())
+	if err != nil {
+		return nil, fmt.Errorf("petstore: %s: %w", source, err)
+	}
+	if strings.LastIndex(pets.Host, ":") > strings.LastIndex(pets.Host, "]") {
+		pets.Host = strings.TrimSuffix(pets.Host, ":") // as http.NewRequest drops an empty port
+	}
+	return pets, nil
+}
+
+// parseBaseURL checks a base URL: absolute https, or http to a loopback host
+// unless insecure allows any host; no user info, query or fragment.
+func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Error quotes the URL, which may hold a password: say less.
+		return nil, fmt.Errorf("invalid URL %q", redactUserinfo(raw))
+	}
+	switch {
+	case u.Scheme != "https" && u.Scheme != "http":
+		return nil, fmt.Errorf("URL %q: scheme must be https or http", redactUserinfo(raw))
+	case u.Opaque != "" || u.Host == "" || u.Hostname() == "",
+		strings.Contains(u.Hostname(), ":") && !strings.HasPrefix(u.Host, "["): // "https://::": a colon, not a host
+		return nil, fmt.Errorf("URL %q has no host", redactUserinfo(raw))
+	case u.User != nil:
+		return nil, fmt.Errorf("URL %q must not contain user info", redactUserinfo(raw))
+	case u.RawQuery != "" || u.ForceQuery || strings.Contains(raw, "?"):
+		return nil, fmt.Errorf("URL %q must not contain a query", redactUserinfo(raw))
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return nil, fmt.Errorf("URL %q must not contain a fragment", redactUserinfo(raw))
+	case u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()):
+		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP", redactUserinfo(raw))
+	}
+	return u, nil
+}
+
+// redactUserinfo returns raw, a base URL NewClient refuses, as its error may
+// quote it: with nothing before its last "@", and nothing after a "?" or "#"
+// (a query or fragment may hold a key too, as in "?api_key=..."). What comes
+// before an "@" may be user info even where url.Parse finds none: a reader
+// takes "https:/admin:secret@host" (one slash) or "https:admin:secret@host"
+// for a URL with a password, and the scheme itself may be one.
+func redactUserinfo(raw string) string {
+	tail := ""
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw, tail = raw[:i], raw[i:i+1]+"[REDACTED]"
+	}
+	if i := strings.LastIndex(raw, "@"); i >= 0 {
+		raw = "[REDACTED]" + raw[i:]
+	}
+	return raw + tail
+}
+
+// isLoopback reports whether host is localhost, in 127.0.0.0/8, or ::1.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -40,10 +40,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -68,10 +66,6 @@ const (
 	ProductionURL = "https://petstore.example.com/v1"         // production
 	StagingURL    = "https://staging.petstore.example.com/v1" // staging
 )
-
-// envBaseURL is the environment variable NewClient reads when it is given no
-// WithBaseURL.
-const envBaseURL = "PETSTORE_BASE_URL"
 
 // Client calls the Pet Store API. Create it with [NewClient]. It is immutable
 // and safe for concurrent use by multiple goroutines; reuse one Client, so
@@ -99,70 +93,24 @@ type warnings struct {
 // The environment is read here and only here. NewClient checks every option
 // and returns an error for a bad one; it never panics.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
-	cfg := config{
-		maxRetries:   defaultMaxRetries,
-		retryWaitMin: defaultRetryWaitMin,
-		retryWaitMax: defaultRetryWaitMax,
-	}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&cfg)
-		}
-	}
-
+	cfg := newConfig(opts)
 	cred, err := resolveAPIKey(apiKey)
 	if err != nil {
 		return nil, err
 	}
-	key, _ := cred()
-	red := redact.New(key)
-	rawBase, source := cfg.baseURL, "WithBaseURL"
-	if !cfg.baseURLSet {
-		rawBase, source = os.Getenv(envBaseURL), envBaseURL
-		if strings.TrimSpace(rawBase) == "" {
-			rawBase, source = ProductionURL, "ProductionURL"
-		}
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
-	base, err := parseBaseURL(rawBase, cfg.insecureHTTP)
+	pets, err := cfg.petsURL()
 	if err != nil {
-		return nil, fmt.Errorf("petstore: %s: %w", source, err)
-	}
-	if cfg.httpSet && cfg.httpClient == nil {
-		return nil, errors.New("petstore: WithHTTPClient: nil *http.Client")
-	}
-	if cfg.maxRetries < 0 {
-		return nil, fmt.Errorf("petstore: WithMaxRetries: %d is negative", cfg.maxRetries)
-	}
-	if cfg.retryWaitMin < 0 || cfg.retryWaitMin > cfg.retryWaitMax {
-		return nil, fmt.Errorf("petstore: WithRetryWait: want 0 <= min <= max, got min %s, max %s", cfg.retryWaitMin, cfg.retryWaitMax)
-	}
-	timeout := defaultTimeout
-	switch {
-	case cfg.timeoutSet:
-		if cfg.timeout < 0 {
-			return nil, fmt.Errorf("petstore: WithTimeout: %s is negative", cfg.timeout)
-		}
-		timeout = cfg.timeout
-	case cfg.httpClient != nil && cfg.httpClient.Timeout > 0:
-		timeout = cfg.httpClient.Timeout
-	}
-	if strings.IndexFunc(cfg.userAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return nil, errors.New("petstore: WithUserAgent: contains a control character")
-	}
-
-	// Every request's URL starts as a copy of pets, parsed from its string as
-	// http.NewRequest would parse it, so that requests are the same.
-	pets, err := url.Parse(base.JoinPath("pets").String())
-	if err != nil {
-		return nil, fmt.Errorf("petstore: base URL: %w", err)
-	}
-	if strings.LastIndex(pets.Host, ":") > strings.LastIndex(pets.Host, "]") {
-		pets.Host = strings.TrimSuffix(pets.Host, ":") // as http.NewRequest drops an empty port
+		return nil, err
 	}
 	petsPath := pets.EscapedPath()
 	if !strings.HasPrefix(petsPath, "/") {
 		petsPath = "/" + petsPath // a base URL with no path at all
 	}
+	key, _ := cred()
+	red := redact.New(key)
 	c := &Client{
 		cred:      cred,
 		pets:      *pets,
@@ -172,7 +120,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		warned:    new(warnings),
 		red:       red,
 	}
-	hc := transport.NewClient(&transport.Transport{User: cfg.httpClient, Timeout: timeout, Logger: cfg.logger, Redactor: red})
+	hc := transport.NewClient(&transport.Transport{User: cfg.httpClient, Timeout: cfg.attemptTimeout(), Logger: cfg.logger, Redactor: red})
 	c.get = newRetryClient(hc, cfg, true)
 	c.post = newRetryClient(hc, cfg, false)
 	return c, nil
@@ -199,58 +147,6 @@ func newRetryClient(hc *http.Client, cfg config, idempotent bool) *retryablehttp
 	rc.Backoff = retry.NoBackoff
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	return rc
-}
-
-// parseBaseURL checks a base URL: absolute https, or http to a loopback host
-// unless insecure allows any host; no user info, query or fragment.
-func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// url.Error quotes the URL, which may hold a password: say less.
-		return nil, fmt.Errorf("invalid URL %q", redactUserinfo(raw))
-	}
-	switch {
-	case u.Scheme != "https" && u.Scheme != "http":
-		return nil, fmt.Errorf("URL %q: scheme must be https or http", redactUserinfo(raw))
-	case u.Opaque != "" || u.Host == "" || u.Hostname() == "",
-		strings.Contains(u.Hostname(), ":") && !strings.HasPrefix(u.Host, "["): // "https://::": a colon, not a host
-		return nil, fmt.Errorf("URL %q has no host", redactUserinfo(raw))
-	case u.User != nil:
-		return nil, fmt.Errorf("URL %q must not contain user info", redactUserinfo(raw))
-	case u.RawQuery != "" || u.ForceQuery || strings.Contains(raw, "?"):
-		return nil, fmt.Errorf("URL %q must not contain a query", redactUserinfo(raw))
-	case u.Fragment != "" || strings.Contains(raw, "#"):
-		return nil, fmt.Errorf("URL %q must not contain a fragment", redactUserinfo(raw))
-	case u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()):
-		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP", redactUserinfo(raw))
-	}
-	return u, nil
-}
-
-// redactUserinfo returns raw, a base URL NewClient refuses, as its error may
-// quote it: with nothing before its last "@", and nothing after a "?" or "#"
-// (a query or fragment may hold a key too, as in "?api_key=..."). What comes
-// before an "@" may be user info even where url.Parse finds none: a reader
-// takes "https:/admin:secret@host" (one slash) or "https:admin:secret@host"
-// for a URL with a password, and the scheme itself may be one.
-func redactUserinfo(raw string) string {
-	tail := ""
-	if i := strings.IndexAny(raw, "?#"); i >= 0 {
-		raw, tail = raw[:i], raw[i:i+1]+"[REDACTED]"
-	}
-	if i := strings.LastIndex(raw, "@"); i >= 0 {
-		raw = "[REDACTED]" + raw[i:]
-	}
-	return raw + tail
-}
-
-// isLoopback reports whether host is localhost, in 127.0.0.0/8, or ::1.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // userAgent builds the User-Agent header value.
@@ -400,60 +296,6 @@ func (c *Client) callError(o op, id int64, resp *http.Response, err error) error
 }
 
 var jsonMediaType = []string{"application/json"}
-
-// transportError is a failure without an HTTP response: a transport,
-// size or context error. It reads "petstore: GET /v1/pets: <cause>" and
-// unwraps to the cause, so errors.Is(err, context.Canceled) and
-// errors.As(err, new(*url.Error)) work.
-type transportError struct {
-	method, path string
-	err          error
-}
-
-func (e *transportError) Error() string {
-	cause := e.err
-	var ue *url.Error
-	if errors.As(cause, &ue) {
-		cause = ue.Err // its URL repeats what we print
-	}
-	return "petstore: " + e.method + " " + e.path + ": " + cause.Error()
-}
-
-func (e *transportError) Unwrap() error { return e.err }
-
-// retryWaitError is a call whose context ended while it waited to retry
-// (or as it was about to): it matches the context's error, and carries the
-// error of the attempt it was to retry, an *APIError or a transport error.
-type retryWaitError struct {
-	method, path string
-	ctx          error // the context's error
-	last         error
-}
-
-func (e *retryWaitError) Error() string {
-	last := strings.TrimPrefix(e.last.Error(), "petstore: "+e.method+" "+e.path+": ")
-	return "petstore: " + e.method + " " + e.path + ": " + e.ctx.Error() + " while waiting to retry after: " + last
-}
-
-func (e *retryWaitError) Unwrap() []error { return []error{e.ctx, e.last} }
-
-// redactError returns err, or, should its text hold the key in any form red
-// finds, an error with that text redacted. net/http quotes a malformed
-// response line ("malformed MIME header: missing colon: ..."), which a
-// server may have made of the Authorization header it was sent. Such an
-// error keeps its *url.Error, but not what that wrapped, which would still
-// hold the key.
-func redactError(err error, red *redact.Redactor) error {
-	text := err.Error()
-	if red.String(text) == text {
-		return err
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return &url.Error{Op: ue.Op, URL: ue.URL, Err: errors.New(red.String(ue.Err.Error()))}
-	}
-	return errors.New(red.String(text))
-}
 
 // warnDeprecated logs, once per Client, that the deprecated GetPet is used.
 func (c *Client) warnDeprecated(ctx context.Context) {
