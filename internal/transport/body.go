@@ -73,8 +73,11 @@ func (g *guard) release() {
 func (g *guard) watch(body io.Closer) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.ended {
+		return false
+	}
 	g.body = body
-	return !g.ended
+	return true
 }
 
 // unwatch takes the body back from the guard: it reports true if the
