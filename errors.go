@@ -35,7 +35,8 @@ var (
 
 // APIError is the error for a response whose status is not 2xx, whatever its
 // body. Use [errors.As] to get it, or [errors.Is] with [ErrBadRequest],
-// [ErrUnauthorized] or [ErrNotFound] to test its status.
+// [ErrUnauthorized] or [ErrNotFound] to test its status. All its fields are
+// exported, so that go-cmp compares two of them with no options.
 type APIError struct {
 	Status     int           // HTTP status code of the response (wins over the body's "status")
 	Code       string        // body "code"; "" when the body is not the Error shape
@@ -43,8 +44,8 @@ type APIError struct {
 	RequestID  string        // X-Request-Id (or Request-Id) response header, if any
 	RetryAfter time.Duration // parsed Retry-After, if any
 	Body       []byte        // the start of the raw body (at most 8 KiB), for diagnosis
-
-	method, path string // of the request, for Error
+	Method     string        // the request's method, e.g. "GET"
+	Path       string        // the request's path, e.g. "/v1/pets/7"
 }
 
 // Error returns a one-line description, such as
@@ -55,8 +56,8 @@ func (e *APIError) Error() string {
 	}
 	var b strings.Builder
 	b.WriteString("petstore: ")
-	if e.method != "" {
-		b.WriteString(e.method + " " + e.path + ": ")
+	if e.Method != "" {
+		b.WriteString(e.Method + " " + e.Path + ": ")
 	}
 	b.WriteString(strconv.Itoa(e.Status))
 	switch {
@@ -102,7 +103,7 @@ const maxErrorSample = 8 << 10
 // (escaped, in another case, cut off at the end of the Body sample), the
 // APIError shows "[REDACTED]" instead.
 func newAPIError(method, path string, resp *http.Response, body []byte, cut error, red *redact.Redactor) *APIError {
-	e := &APIError{Status: resp.StatusCode, method: method, path: path}
+	e := &APIError{Status: resp.StatusCode, Method: method, Path: path}
 	e.RequestID = resp.Header.Get("X-Request-Id")
 	if e.RequestID == "" {
 		e.RequestID = resp.Header.Get("Request-Id")

@@ -51,13 +51,13 @@ func TestAPIErrorFromResponses(t *testing.T) {
 			name: "Request-Id header", status: 404,
 			header: http.Header{"Request-Id": {"r-7"}},
 			body:   `{"code":"not_found","message":"gone","status":404}`,
-			want:   &APIError{Status: 404, Code: "not_found", Message: "gone", RequestID: "r-7"},
+			want:   &APIError{Status: 404, Code: "not_found", Message: "gone" + collection404("/v1/pets"), RequestID: "r-7"},
 			wantIs: ErrNotFound, wantBodyLen: -1,
 		},
 		{
 			name: "HTTP status wins over the body's", status: 404,
 			body:   `{"code":"oops","message":"m","status":500}`,
-			want:   &APIError{Status: 404, Code: "oops", Message: "m"},
+			want:   &APIError{Status: 404, Code: "oops", Message: "m" + collection404("/v1/pets")},
 			wantIs: ErrNotFound, wantBodyLen: -1,
 		},
 		{
@@ -104,7 +104,7 @@ func TestAPIErrorFromResponses(t *testing.T) {
 			name: "Retry-After on a 404 is kept", status: 404,
 			header:      http.Header{"Retry-After": {"5"}},
 			body:        `{"code":"not_found","message":"gone","status":404}`,
-			want:        &APIError{Status: 404, Code: "not_found", Message: "gone", RetryAfter: 5 * time.Second},
+			want:        &APIError{Status: 404, Code: "not_found", Message: "gone" + collection404("/v1/pets"), RetryAfter: 5 * time.Second},
 			wantIs:      ErrNotFound,
 			wantBodyLen: -1,
 		},
@@ -137,7 +137,9 @@ func TestAPIErrorFromResponses(t *testing.T) {
 			if string(got.Body) != wantBody {
 				t.Errorf("Body = %d bytes %.40q...; want %d bytes", len(got.Body), got.Body, len(wantBody))
 			}
-			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreUnexported(APIError{}), cmpopts.IgnoreFields(APIError{}, "Body")); diff != "" {
+			want := *tc.want
+			want.Method, want.Path = "GET", "/v1/pets"
+			if diff := cmp.Diff(&want, got, cmpopts.IgnoreFields(APIError{}, "Body")); diff != "" {
 				t.Errorf("APIError (-want +got):\n%s", diff)
 			}
 			if tc.wantString != "" && got.Error() != tc.wantString {
@@ -326,7 +328,7 @@ func TestErrorsNameThePathWithoutABasePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.ListPets(context.Background(), ListPetsParams{})
-	if want := "petstore: GET /pets: 404 not_found: m"; err == nil || err.Error() != want {
+	if want := "petstore: GET /pets: 404 not_found: m" + collection404("/pets"); err == nil || err.Error() != want {
 		t.Errorf("err = %v; want %q", err, want)
 	}
 }
@@ -587,5 +589,66 @@ func TestDecodeErrorBodyAllocs(t *testing.T) {
 	body := []byte(`{"code":"not_found","message":"pet 7 not found","status":404}`)
 	if n := testing.AllocsPerRun(10, func() { _, _ = decodeErrorBody(body) }); n > 2 {
 		t.Errorf("decodeErrorBody: %v allocations; want at most 2", n)
+	}
+}
+
+// collection404 is what the Message of a 404 from the pets collection at
+// path ends with.
+func collection404(path string) string {
+	return " (the API never answers " + path + " with 404: check the base URL and its /v1 segment)"
+}
+
+// TestCollection404PointsAtTheBaseURL: the interface never answers the
+// collection with 404, so a 404 there (a base URL without /v1, say) still
+// matches ErrNotFound but says to check the base URL; GetPet's does not.
+func TestCollection404PointsAtTheBaseURL(t *testing.T) {
+	t.Parallel()
+	c, mt := newTestClient(t)
+	notFound := jsonResponder(404, `{"code":"not_found","message":"no such path","status":404}`)
+	mt.RegisterResponder("GET", testPets, notFound)
+	mt.RegisterResponder("POST", testPets, notFound)
+	mt.RegisterResponder("GET", testPets+"/7", notFound)
+	errs := callAll(context.Background(), c)
+	for op, wantMessage := range map[string]string{
+		"ListPets":  "no such path" + collection404("/v1/pets"),
+		"CreatePet": "no such path" + collection404("/v1/pets"),
+		"GetPet":    "no such path",
+	} {
+		var apiErr *APIError
+		if !errors.As(errs[op], &apiErr) || !errors.Is(errs[op], ErrNotFound) {
+			t.Errorf("%s: %v; want an *APIError that matches ErrNotFound", op, errs[op])
+			continue
+		}
+		if apiErr.Message != wantMessage {
+			t.Errorf("%s: Message = %q; want %q", op, apiErr.Message, wantMessage)
+		}
+	}
+}
+
+// TestAPIErrorComparesWithCmp: go-cmp compares two APIErrors with no
+// options (no unexported field to make it panic).
+func TestAPIErrorComparesWithCmp(t *testing.T) {
+	t.Parallel()
+	c, mt := newTestClient(t)
+	mt.RegisterResponder("GET", testPets+"/7", jsonResponder(404, `{"code":"not_found","message":"pet 7 not found","status":404}`))
+	_, err := c.GetPet(context.Background(), 7)
+	var got *APIError
+	if !errors.As(err, &got) {
+		t.Fatalf("GetPet: %v; want *APIError", err)
+	}
+	want := &APIError{
+		Status: 404, Code: "not_found", Message: "pet 7 not found", Method: "GET", Path: "/v1/pets/7",
+		Body: []byte(`{"code":"not_found","message":"pet 7 not found","status":404}`),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("APIError (-want +got):\n%s", diff)
+	}
+	if want := "petstore: GET /v1/pets/7: 404 not_found: pet 7 not found"; got.Error() != want {
+		t.Errorf("Error() = %q; want %q", got.Error(), want)
+	}
+	other := *want
+	other.Path = "/v1/pets/8"
+	if cmp.Diff(want, &other) == "" {
+		t.Error("cmp.Diff sees no difference between two Paths")
 	}
 }
