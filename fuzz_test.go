@@ -117,6 +117,7 @@ var baseURLSeeds = []string{
 // shows the user info, nor anything that may be user info in a URL that does
 // not parse as one ("https:/user:password@host").
 func FuzzBaseURL(f *testing.F) {
+	f.Setenv(envBaseURL, "") // a blank base URL falls back to ProductionURL
 	for _, s := range baseURLSeeds {
 		f.Add(s)
 	}
@@ -155,6 +156,9 @@ func FuzzBaseURL(f *testing.F) {
 				t.Errorf("error %q holds the key", err)
 			}
 			return
+		}
+		if strings.TrimSpace(raw) == "" {
+			raw = ProductionURL // WithBaseURL("") counts as not given
 		}
 		u, err := url.Parse(raw)
 		if err != nil {

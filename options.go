@@ -19,8 +19,7 @@ type Option func(*config)
 
 // config is what the options record, before NewClient checks it.
 type config struct {
-	baseURL      string
-	baseURLSet   bool
+	baseURL      string // "" or blank: not given
 	httpClient   *http.Client
 	httpSet      bool
 	maxRetries   int
@@ -47,11 +46,12 @@ const (
 
 // WithBaseURL sets the address of the API, including its version segment,
 // for example [StagingURL] or a test server's "http://127.0.0.1:8080/v1".
-// Without it, NewClient uses $PETSTORE_BASE_URL, else [ProductionURL].
-// The URL must be https, or http to a loopback host (see [WithInsecureHTTP]),
-// with no user info, query or fragment.
+// Without it, or with "" (like an empty apiKey), NewClient uses
+// $PETSTORE_BASE_URL, else [ProductionURL]. The URL must be https, or http
+// to a loopback host (see [WithInsecureHTTP]), with no user info, query or
+// fragment.
 func WithBaseURL(u string) Option {
-	return func(c *config) { c.baseURL, c.baseURLSet = u, true }
+	return func(c *config) { c.baseURL = u }
 }
 
 // WithHTTPClient makes the Client send its requests through hc's Transport
@@ -159,7 +159,7 @@ func (cfg *config) attemptTimeout() time.Duration {
 // start as a copy of it.
 func (cfg *config) petsURL() (*url.URL, error) {
 	rawBase, source := cfg.baseURL, "WithBaseURL"
-	if !cfg.baseURLSet {
+	if strings.TrimSpace(rawBase) == "" {
 		rawBase, source = os.Getenv(envBaseURL), envBaseURL
 		if strings.TrimSpace(rawBase) == "" {
 			rawBase, source = ProductionURL, "ProductionURL"

@@ -200,6 +200,10 @@ func TestNewClientBaseURL(t *testing.T) {
 		{"env", "https://env.test/v1", nil, "https://env.test/v1/pets"},
 		{"option wins over env", "https://env.test/v1", []Option{WithBaseURL("https://opt.test/v1")}, "https://opt.test/v1/pets"},
 		{"later option wins", "", []Option{WithBaseURL("https://a.test/v1"), WithBaseURL("https://b.test/v1")}, "https://b.test/v1/pets"},
+		{"empty option counts as not given", "", []Option{WithBaseURL("")}, "https://petstore.example.com/v1/pets"},
+		{"empty option: env", "https://env.test/v1", []Option{WithBaseURL("")}, "https://env.test/v1/pets"},
+		{"blank option counts as not given", "https://env.test/v1", []Option{WithBaseURL("  ")}, "https://env.test/v1/pets"},
+		{"a later empty option unsets", "", []Option{WithBaseURL("https://a.test/v1"), WithBaseURL("")}, "https://petstore.example.com/v1/pets"},
 		{"http to localhost", "", []Option{WithBaseURL("http://localhost:8080/v1")}, "http://localhost:8080/v1/pets"},
 		{"http to 127.0.0.0/8", "", []Option{WithBaseURL("http://127.1.2.3:8080/v1")}, "http://127.1.2.3:8080/v1/pets"},
 		{"http to ::1", "", []Option{WithBaseURL("http://[::1]:8080/v1")}, "http://[::1]:8080/v1/pets"},
@@ -222,7 +226,6 @@ func TestNewClientRefusesBadBaseURL(t *testing.T) {
 		wantInErr  string
 		hideInErrs string // must not appear in the error
 	}{
-		{"", "scheme", ""},
 		{"petstore.example.com/v1", "scheme", ""},
 		{"ftp://petstore.example.com/v1", "scheme", ""},
 		{"https://", "no host", ""},

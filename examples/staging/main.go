@@ -3,10 +3,12 @@
 //
 //	PETSTORE_API_KEY=<staging key> go run ./examples/staging
 //
-// Without PETSTORE_API_KEY it stops before sending anything.
+// PETSTORE_BASE_URL, when set, points it elsewhere (at cmd/petstore-fake,
+// say). Without PETSTORE_API_KEY it stops before sending anything.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,9 +25,15 @@ func main() {
 	log.SetFlags(0)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := run(ctx, os.Stdout, petstore.WithBaseURL(petstore.StagingURL)); err != nil {
+	if err := run(ctx, os.Stdout, stagingUnlessEnv()); err != nil {
 		log.Fatal("staging: ", err)
 	}
+}
+
+// stagingUnlessEnv pins the client to staging, unless PETSTORE_BASE_URL
+// says otherwise.
+func stagingUnlessEnv() petstore.Option {
+	return petstore.WithBaseURL(cmp.Or(os.Getenv("PETSTORE_BASE_URL"), petstore.StagingURL))
 }
 
 // run checks the deployment opts point at, with the key in PETSTORE_API_KEY,
@@ -33,7 +41,7 @@ func main() {
 func run(ctx context.Context, w io.Writer, opts ...petstore.Option) error {
 	c, err := petstore.NewClient("", opts...) // the key comes from PETSTORE_API_KEY
 	if errors.Is(err, petstore.ErrMissingAPIKey) {
-		return fmt.Errorf("%w (this script talks to %s and needs a staging key)", err, petstore.StagingURL)
+		return fmt.Errorf("%w (this script talks to staging, %s, unless PETSTORE_BASE_URL says otherwise, and needs its key)", err, petstore.StagingURL)
 	}
 	if err != nil {
 		return err

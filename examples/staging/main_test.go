@@ -22,7 +22,7 @@ func TestRunWithoutKeySendsNothing(t *testing.T) {
 		t.Errorf("run: %v, want ErrMissingAPIKey", err)
 	}
 	want := petstore.ErrMissingAPIKey.Error() +
-		" (this script talks to https://staging.petstore.example.com/v1 and needs a staging key)"
+		" (this script talks to staging, https://staging.petstore.example.com/v1, unless PETSTORE_BASE_URL says otherwise, and needs its key)"
 	if err != nil {
 		if diff := cmp.Diff(want, err.Error()); diff != "" {
 			t.Errorf("error message mismatch (-want +got):\n%s", diff)
@@ -65,5 +65,20 @@ func TestRunFailsOnAFaultyService(t *testing.T) {
 	var apiErr *petstore.APIError
 	if !errors.As(err, &apiErr) || apiErr.Status != 500 {
 		t.Errorf("run: %v, want an *APIError with Status 500", err)
+	}
+}
+
+// TestStagingUnlessEnv: PETSTORE_BASE_URL points the script at the fake.
+func TestStagingUnlessEnv(t *testing.T) {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	t.Setenv("PETSTORE_API_KEY", srv.APIKey)
+	t.Setenv("PETSTORE_BASE_URL", srv.URL)
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, stagingUnlessEnv()); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if srv.Requests() == 0 {
+		t.Error("the fake saw no request; want the script to follow PETSTORE_BASE_URL")
 	}
 }
