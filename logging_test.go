@@ -84,8 +84,8 @@ func TestDebugRecordPerAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []map[string]string{
-		{"level": "DEBUG", "msg": "petstore: attempt", "method": "GET", "path": "/v1/pets", "attempt": "1", "status": "503", "duration": "set", "request_id": "req-1"},
-		{"level": "DEBUG", "msg": "petstore: attempt", "method": "GET", "path": "/v1/pets", "attempt": "2", "status": "200", "duration": "set"},
+		{"level": "DEBUG", "msg": "petstore: attempt", "method": "GET", "host": "petstore.test", "path": "/v1/pets", "attempt": "1", "status": "503", "duration": "set", "request_id": "req-1"},
+		{"level": "DEBUG", "msg": "petstore: attempt", "method": "GET", "host": "petstore.test", "path": "/v1/pets", "attempt": "2", "status": "200", "duration": "set"},
 	}
 	if diff := cmp.Diff(want, logs.all()); diff != "" {
 		t.Errorf("records (-want +got):\n%s", diff)
@@ -98,7 +98,7 @@ func TestDebugRecordOfTransportError(t *testing.T) {
 	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(io.ErrUnexpectedEOF))
 	_, _ = c.ListPets(context.Background(), ListPetsParams{})
 	want := []map[string]string{
-		{"level": "DEBUG", "msg": "petstore: attempt", "method": "GET", "path": "/v1/pets", "attempt": "1", "error": "truncated response", "duration": "set"},
+		{"level": "DEBUG", "msg": "petstore: attempt", "method": "GET", "host": "petstore.test", "path": "/v1/pets", "attempt": "1", "error": "truncated response", "duration": "set"},
 	}
 	if diff := cmp.Diff(want, logs.all()); diff != "" {
 		t.Errorf("records (-want +got):\n%s", diff)

@@ -95,7 +95,7 @@ func WithUserAgent(s string) Option {
 }
 
 // WithLogger makes the Client log to l: one Debug record per attempt (method,
-// path, attempt, status, duration, request id) and a Warn when a deprecated
+// host, path, attempt, status, duration, request id) and a Warn when a deprecated
 // operation is used or a response says it is deprecated. Headers, bodies and
 // the API key are never logged. Without it, or with nil, the SDK logs nothing.
 func WithLogger(l *slog.Logger) Option {
@@ -141,16 +141,17 @@ func (cfg *config) check() error {
 	return nil
 }
 
-// attemptTimeout returns the time limit of one attempt: WithTimeout's, else
-// the WithHTTPClient client's non-zero Timeout, else the default.
-func (cfg *config) attemptTimeout() time.Duration {
+// attemptTimeout returns the time limit of one attempt and where it comes
+// from: WithTimeout's, else the WithHTTPClient client's non-zero Timeout,
+// else the default.
+func (cfg *config) attemptTimeout() (time.Duration, string) {
 	switch {
 	case cfg.timeoutSet:
-		return cfg.timeout
+		return cfg.timeout, "WithTimeout"
 	case cfg.httpClient != nil && cfg.httpClient.Timeout > 0:
-		return cfg.httpClient.Timeout
+		return cfg.httpClient.Timeout, "the WithHTTPClient client's Timeout"
 	}
-	return defaultTimeout
+	return defaultTimeout, "the default of WithTimeout"
 }
 
 // petsURL returns the URL of the pets collection under the base URL (from

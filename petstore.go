@@ -120,7 +120,8 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		warned:    new(warnings),
 		red:       red,
 	}
-	hc := transport.NewClient(&transport.Transport{User: cfg.httpClient, Timeout: cfg.attemptTimeout(), Logger: cfg.logger, Redactor: red})
+	timeout, source := cfg.attemptTimeout()
+	hc := transport.NewClient(&transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red})
 	c.get = newRetryClient(hc, cfg, true)
 	c.post = newRetryClient(hc, cfg, false)
 	return c, nil

@@ -13,7 +13,7 @@ import (
 func TestREADMESnippetsAreExamples(t *testing.T) {
 	readme := read(t, "README.md")
 	for file, names := range map[string][]string{
-		"example_test.go":              {"Example", "ExampleAPIError", "ExampleClient_ListPets", "ExampleWithHTTPClient"},
+		"example_test.go":              {"Example", "ExampleAPIError", "ExampleClient_ListPets", "ExampleNewClient", "ExampleWithHTTPClient", "ExampleWithLogger"},
 		"petstoretest/example_test.go": {"ExampleServer_InjectFault"},
 	} {
 		src := read(t, file)

@@ -291,17 +291,18 @@ func TestPerAttemptTimeout(t *testing.T) {
 		call         func(*Client) error
 		opts         []Option
 		wantAttempts int64
+		wantSource   string // in the error, where the limit came from
 	}{
 		{"GET is retried", func(c *Client) error { _, err := c.ListPets(context.Background(), ListPetsParams{}); return err },
-			[]Option{WithTimeout(50 * time.Millisecond)}, 3},
+			[]Option{WithTimeout(50 * time.Millisecond)}, 3, "(WithTimeout)"},
 		{"POST is not", func(c *Client) error {
 			_, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1})
 			return err
-		}, []Option{WithTimeout(50 * time.Millisecond)}, 1},
+		}, []Option{WithTimeout(50 * time.Millisecond)}, 1, "(WithTimeout)"},
 		{"http.Client's Timeout is the default", func(c *Client) error {
 			_, err := c.ListPets(context.Background(), ListPetsParams{})
 			return err
-		}, []Option{WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithMaxRetries(0)}, 1},
+		}, []Option{WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithMaxRetries(0)}, 1, "(the WithHTTPClient client's Timeout)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, hits := stallingServer(t)
@@ -314,7 +315,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 			if !errors.Is(err, context.DeadlineExceeded) || errors.As(err, new(*APIError)) {
 				t.Errorf("err = %v; want context.DeadlineExceeded, not *APIError", err)
 			}
-			if err != nil && !strings.Contains(err.Error(), "attempt timed out after 50ms") {
+			if err != nil && !strings.Contains(err.Error(), "attempt timed out after 50ms "+tc.wantSource) {
 				t.Errorf("error %q does not say the attempt timed out", err)
 			}
 			if n := hits.Load(); n != tc.wantAttempts {

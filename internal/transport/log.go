@@ -25,6 +25,7 @@ func logAttempt(ctx context.Context, l *slog.Logger, red *redact.Redactor, req *
 	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
+		slog.String("host", req.URL.Host), // production, staging or a fake
 		slog.String("path", req.URL.EscapedPath()),
 		slog.Int("attempt", attempt),
 	}

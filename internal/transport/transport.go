@@ -37,6 +37,7 @@ func NewClient(t *Transport) *http.Client {
 type Transport struct {
 	User     *http.Client     // the user's client (WithHTTPClient), or nil for Shared
 	Timeout  time.Duration    // per attempt; 0: none
+	Source   string           // where Timeout came from, for its error: "WithTimeout", say
 	Logger   *slog.Logger     // one Debug record per attempt; nil: silent
 	Redactor *redact.Redactor // hides the key in what a server chose (the request ids logged)
 }
@@ -110,7 +111,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		err = g.bufferBody(parent, resp)
 	}
 	if err != nil && g.timedOut() && parent.Err() == nil {
-		err = &TimeoutError{Limit: t.Timeout}
+		err = &TimeoutError{Limit: t.Timeout, Source: t.Source}
 	}
 	if t.Logger != nil {
 		logAttempt(parent, t.Logger, t.Redactor, req, resp, err, time.Since(start))
@@ -124,11 +125,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // TimeoutError is an attempt that ran out of its time (Transport.Timeout).
 // It matches context.DeadlineExceeded, and is a net.Error timeout.
 type TimeoutError struct {
-	Limit time.Duration
+	Limit  time.Duration
+	Source string // where the limit came from, such as "WithTimeout"
 }
 
 func (e *TimeoutError) Error() string {
-	return "attempt timed out after " + e.Limit.String() + " (WithTimeout)"
+	return "attempt timed out after " + e.Limit.String() + " (" + e.Source + ")"
 }
 
 // Timeout reports true: the error is a timeout.
