@@ -53,8 +53,10 @@ type ListPetsParams struct {
 	Status PetStatus // "": no filter
 }
 
-// ListPets returns the animals that match p, at most p.Limit of them (20 when
-// it is 0). It returns an empty, non-nil slice when none match.
+// ListPets returns the animals that match p. p.Limit asks the server for at
+// most that many (the server's default, 20, when it is 0); the SDK returns
+// what the server sent, without cutting it. It returns an empty, non-nil
+// slice when none match.
 func (c *Client) ListPets(ctx context.Context, p ListPetsParams) ([]Pet, error) {
 	if p.Limit < 0 || p.Limit > 100 {
 		return nil, fmt.Errorf("%w: ListPetsParams.Limit is %d; want 1..100, or 0 for the server's default", ErrInvalidParams, p.Limit)
