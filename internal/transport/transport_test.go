@@ -2,15 +2,9 @@ package transport
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // get sends one GET through t to base.
@@ -36,130 +30,6 @@ func wait(t *testing.T, limit time.Duration, f func()) {
 }
 
 const upgradeHead = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-stall\r\nConnection: Upgrade\r\n\r\n"
-
-// TestBodyReadEndsWithContext: every read of a response, 2xx or not, ends
-// when the context or the attempt's time ends, whatever the transport does;
-// the error then matches the context's.
-func TestBodyReadEndsWithContext(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		setup   func(t *testing.T, started chan struct{}) (*Transport, string)
-		timeout bool // the attempt times out; else the test cancels the context
-	}{
-		{"101 upgrade, context canceled", func(t *testing.T, started chan struct{}) (*Transport, string) {
-			return &Transport{User: headersArrived(started)}, rawServer(t, stall(upgradeHead))
-		}, false},
-		{"101 upgrade, attempt timeout", func(t *testing.T, started chan struct{}) (*Transport, string) {
-			return &Transport{User: headersArrived(started), Timeout: 200 * time.Millisecond}, rawServer(t, stall(upgradeHead))
-		}, true},
-		{"2xx body from a transport that ignores the context", func(t *testing.T, started chan struct{}) (*Transport, string) {
-			return &Transport{User: &http.Client{Transport: blockingTransport(200, `[{"id":1,`, started)}}, "http://petstore.test"
-		}, false},
-		{"2xx body from a transport that ignores the context, attempt timeout", func(t *testing.T, started chan struct{}) (*Transport, string) {
-			return &Transport{User: &http.Client{Transport: blockingTransport(200, `[{"id":1,`, started)}, Timeout: 200 * time.Millisecond}, "http://petstore.test"
-		}, true},
-		{"404 body from a transport that ignores the context", func(t *testing.T, started chan struct{}) (*Transport, string) {
-			return &Transport{User: &http.Client{Transport: blockingTransport(404, `{"code":"not_found",`, started)}}, "http://petstore.test"
-		}, false},
-		{"404 body over loopback", func(t *testing.T, started chan struct{}) (*Transport, string) {
-			head := "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n" + `{"code":"not_found",`
-			return &Transport{User: headersArrived(started)}, rawServer(t, stall(head))
-		}, false},
-		{"500 body over loopback", func(t *testing.T, started chan struct{}) (*Transport, string) {
-			head := "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n" + `{"code":"oops",`
-			return &Transport{User: headersArrived(started)}, rawServer(t, stall(head))
-		}, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			started := make(chan struct{}, 1)
-			tr, base := tc.setup(t, started)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if !tc.timeout {
-				go func() { <-started; cancel() }()
-			}
-			var resp *http.Response
-			var err error
-			wait(t, 10*time.Second, func() { resp, err = get(ctx, tr, base) })
-			want := context.Canceled
-			if tc.timeout {
-				want = context.DeadlineExceeded
-			}
-			if resp != nil || !errors.Is(err, want) {
-				t.Errorf("Do = %v, %v; want no response and an error that matches %v", resp, err, want)
-			}
-			if tc.timeout && !errors.As(err, new(*TimeoutError)) {
-				t.Errorf("Do: %v; want a *TimeoutError", err)
-			}
-		})
-	}
-}
-
-// TestMemoryFollowsTheBytes: a response that promises 10 MiB and sends a
-// few KiB costs memory for what arrived, not for what was promised. Not
-// parallel: it counts the allocations of the whole program.
-func TestMemoryFollowsTheBytes(t *testing.T) {
-	tr := &Transport{User: &http.Client{Transport: canned(200, "["+strings.Repeat(" ", 4<<10), 10<<20, io.ErrUnexpectedEOF)}}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := get(context.Background(), tr, "http://petstore.test")
-	runtime.ReadMemStats(&after)
-	if !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Fatalf("Do of a body cut short: %v; want io.ErrUnexpectedEOF", err)
-	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
-		t.Errorf("an attempt that received 4 KiB of a promised 10 MiB allocated %d bytes; want under 1 MiB", n)
-	}
-}
-
-// TestBodies: what an attempt makes of each kind of body.
-func TestBodies(t *testing.T) {
-	t.Parallel()
-	big := strings.Repeat("x", MaxErrorBody+100)
-	tests := []struct {
-		name     string
-		rt       http.RoundTripper
-		wantErr  error  // of Do
-		wantBody string // of Contents
-		wantCut  error  // of Contents
-	}{
-		{"2xx, exact length", canned(200, `[]`, 2, nil), nil, `[]`, nil},
-		{"2xx, unknown length", canned(200, `[{"id":1}]`, -1, nil), nil, `[{"id":1}]`, nil},
-		{"2xx, longer than promised", canned(200, `[{"id":1}]`, 2, nil), nil, `[{"id":1}]`, nil},
-		{"2xx cut short", canned(200, `[{"id"`, 100, io.ErrUnexpectedEOF), io.ErrUnexpectedEOF, "", nil},
-		{"2xx over 10 MiB", canned(200, strings.Repeat(" ", MaxSuccessBody+1), -1, nil), ErrBodyTooLarge, "", nil},
-		{"404 cut short", canned(404, `{"code"`, 100, io.ErrUnexpectedEOF), nil, `{"code"`, io.ErrUnexpectedEOF},
-		{"500 over 64 KiB", canned(500, big, -1, nil), nil, big[:MaxErrorBody], nil},
-		{"204, no body", roundTripFunc(func(*http.Request) (*http.Response, error) {
-			return &http.Response{StatusCode: 204, Header: http.Header{}}, nil
-		}), nil, "", nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			resp, err := get(context.Background(), &Transport{User: &http.Client{Transport: tc.rt}}, "http://petstore.test")
-			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
-				t.Fatalf("Do: %v; want %v", err, tc.wantErr)
-			}
-			if err != nil {
-				return
-			}
-			body, cut := Contents(resp.Body)
-			if diff := cmp.Diff(tc.wantBody, string(body)); diff != "" {
-				t.Errorf("Contents (-want +got):\n%s", diff)
-			}
-			if !errors.Is(cut, tc.wantCut) || (tc.wantCut == nil && cut != nil) {
-				t.Errorf("Contents: cut by %v; want %v", cut, tc.wantCut)
-			}
-			if b, _ := io.ReadAll(resp.Body); string(b) != tc.wantBody {
-				t.Errorf("reading the body gave %d bytes; want %d", len(b), len(tc.wantBody))
-			}
-		})
-	}
-}
 
 // TestNoRedirects: a 3xx is the answer of its attempt.
 func TestNoRedirects(t *testing.T) {
