@@ -110,3 +110,23 @@ func wait(t *testing.T, limit time.Duration, f func()) {
 		t.Fatalf("call still blocked after %v", limit)
 	}
 }
+
+// sentTo returns the URL and Authorization header of the one ListPets
+// request a Client made with opts sends.
+func sentTo(t *testing.T, key string, opts ...Option) (string, string) {
+	t.Helper()
+	mt := httpmock.NewMockTransport()
+	var gotURL, gotAuth string
+	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+		gotURL, gotAuth = req.URL.String(), req.Header.Get("Authorization")
+		return httpmock.NewStringResponse(200, "[]"), nil
+	})
+	c, err := NewClient(key, append([]Option{WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0)}, opts...)...)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	if _, err := c.ListPets(context.Background(), ListPetsParams{}); err != nil {
+		t.Fatalf("ListPets: %v", err)
+	}
+	return gotURL, gotAuth
+}

@@ -237,3 +237,41 @@ func TestKeyInAnotherFormNeverLogged(t *testing.T) {
 		assertNoKey(t, testKey, map[string]string{"log": buf.String()}, nil)
 	}
 }
+
+// TestKeyNeverPrinted prints every value the SDK hands out, in every verb,
+// and looks for the key.
+func TestKeyNeverPrinted(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	// A server that echoes the key in its error body and headers.
+	echo := `{"code":"unauthorized","message":"bad key ` + testKey + `","status":401}`
+	mt.RegisterResponder("GET", testPets, func(req *http.Request) (*http.Response, error) {
+		resp := httpmock.NewStringResponse(401, echo)
+		resp.Header.Set("X-Request-Id", "req-1")
+		resp.Header.Set("WWW-Authenticate", "Bearer "+testKey)
+		return resp, nil
+	})
+	mt.RegisterResponder("POST", testPets, httpmock.NewErrorResponder(errors.New("connection reset")))
+	mt.RegisterResponder("GET", testPets+"/7", httpmock.NewStringResponder(200, "not json"))
+	c, err := NewClient(testKey, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := callAll(context.Background(), c)
+	values := []any{c, *c, errs["ListPets"], errs["CreatePet"], errs["GetPet"]}
+	var apiErr *APIError
+	if !errors.As(errs["ListPets"], &apiErr) {
+		t.Fatalf("ListPets error %v is not *APIError", errs["ListPets"])
+	}
+	values = append(values, apiErr, *apiErr, string(apiErr.Body), apiErr.Message)
+	_, errBadKey := NewClient(testKey+"\n", WithBaseURL(testBase))
+	_, errBadURL := NewClient(testKey, WithBaseURL("http://"+testKey+"@example.com/v1"))
+	values = append(values, errBadKey, errBadURL)
+	named := map[string]any{}
+	for i, v := range values {
+		named[fmt.Sprintf("value %d", i)] = v
+	}
+	assertNoKey(t, testKey, nil, named)
+	if !strings.Contains(apiErr.Message, "[REDACTED]") {
+		t.Errorf("APIError.Message = %q; want the echoed key redacted", apiErr.Message)
+	}
+}
