@@ -23,7 +23,9 @@ var (
 	// ErrUnauthorized matches an [*APIError] with Status 401: the API key
 	// is missing or invalid.
 	ErrUnauthorized = errors.New("petstore: unauthorized")
-	// ErrNotFound matches an [*APIError] with Status 404.
+	// ErrNotFound matches an [*APIError] with Status 404: from GetPet, no
+	// such animal; from ListPets or CreatePet, whose path always exists, a
+	// wrong base URL (its message says so).
 	ErrNotFound = errors.New("petstore: not found")
 	// ErrInvalidParams is wrapped by the error of a call that the SDK
 	// refused before sending anything; the message names the field.

@@ -88,10 +88,12 @@ type warnings struct {
 }
 
 // NewClient returns a Client that uses apiKey, or $PETSTORE_API_KEY when
-// apiKey is empty (else it returns [ErrMissingAPIKey]). The base URL is the
-// one given with [WithBaseURL], else $PETSTORE_BASE_URL, else [ProductionURL].
-// The environment is read here and only here. NewClient checks every option
-// and returns an error for a bad one; it never panics.
+// apiKey is empty (else it returns [ErrMissingAPIKey]). A key that a bearer
+// token cannot hold (RFC 6750: letters, digits and -._~+/, then = padding)
+// is refused, with its position, never the key, in the error. The base URL
+// is the one given with [WithBaseURL], else $PETSTORE_BASE_URL, else
+// [ProductionURL]. The environment is read here and only here. NewClient
+// checks every option and returns an error for a bad one; it never panics.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	cfg := newConfig(opts)
 	cred, err := resolveAPIKey(apiKey)
