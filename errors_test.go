@@ -21,6 +21,7 @@ import (
 )
 
 func TestAPIErrorFromResponses(t *testing.T) {
+	t.Parallel()
 	bigBody := `{"code":"x","message":"` + strings.Repeat("m", 10000) + `","status":500}`
 	tests := []struct {
 		name        string
@@ -158,6 +159,7 @@ func TestAPIErrorFromResponses(t *testing.T) {
 }
 
 func TestAPIErrorErrorIsNilSafe(t *testing.T) {
+	t.Parallel()
 	var e *APIError
 	if got := e.Error(); got != "petstore: <nil *APIError>" {
 		t.Errorf("nil Error() = %q", got)
@@ -172,6 +174,7 @@ func TestAPIErrorErrorIsNilSafe(t *testing.T) {
 }
 
 func TestErrorBodyReadIsCapped(t *testing.T) {
+	t.Parallel()
 	c, mt := newTestClient(t, WithMaxRetries(0))
 	r := &countingReader{n: 10 << 20}
 	mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
@@ -191,6 +194,7 @@ func TestErrorBodyReadIsCapped(t *testing.T) {
 }
 
 func TestSuccessBodyOver10MiBIsAnError(t *testing.T) {
+	t.Parallel()
 	c, mt := newTestClient(t) // retries on: the error must not be retried
 	r := &countingReader{n: 11 << 20}
 	mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
@@ -234,6 +238,7 @@ func (r *countingReader) Read(p []byte) (int, error) {
 func (r *countingReader) Close() error { r.closed = true; return nil }
 
 func TestBodiesAreClosed(t *testing.T) {
+	t.Parallel()
 	spaces := func(n int64) func() io.Reader {
 		return func() io.Reader { return io.LimitReader(spaceReader{}, n) }
 	}
@@ -305,6 +310,7 @@ func (spaceReader) Read(p []byte) (int, error) {
 }
 
 func TestTransportErrorsAreWrapped(t *testing.T) {
+	t.Parallel()
 	c, mt := newTestClient(t, WithMaxRetries(0))
 	cause := errors.New("connection reset by peer")
 	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(cause))
@@ -321,6 +327,7 @@ func TestTransportErrorsAreWrapped(t *testing.T) {
 }
 
 func TestErrorsNameThePathWithoutABasePath(t *testing.T) {
+	t.Parallel()
 	mt := httpmock.NewMockTransport()
 	mt.RegisterResponder("GET", "https://h.test/pets", jsonResponder(404, `{"code":"not_found","message":"m","status":404}`))
 	c, err := NewClient(testKey, WithBaseURL("https://h.test"), WithHTTPClient(&http.Client{Transport: mt}))
@@ -334,6 +341,7 @@ func TestErrorsNameThePathWithoutABasePath(t *testing.T) {
 }
 
 func TestOddTransportsDoNotPanic(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		rt      roundTripFunc
@@ -375,6 +383,7 @@ func TestOddTransportsDoNotPanic(t *testing.T) {
 // still that answer, and its message says the body was cut short; a 429 to
 // CreatePet is still retried.
 func TestCutErrorBodyKeepsItsStatus(t *testing.T) {
+	t.Parallel()
 	cut := func(status int) httpmock.Responder {
 		return func(*http.Request) (*http.Response, error) {
 			body := io.MultiReader(strings.NewReader(`{"code":"x","mess`), iotest.ErrReader(io.ErrUnexpectedEOF))
@@ -401,6 +410,7 @@ func TestCutErrorBodyKeepsItsStatus(t *testing.T) {
 }
 
 func TestEscapedKeyInErrorBodyIsRedacted(t *testing.T) {
+	t.Parallel()
 	// The key with its first letter escaped, so that the raw body does not
 	// hold it but the decoded message does.
 	escaped := `\u00` + fmt.Sprintf("%02x", testKey[0]) + testKey[1:]
@@ -422,6 +432,7 @@ func TestEscapedKeyInErrorBodyIsRedacted(t *testing.T) {
 }
 
 func TestKeyInTransportErrorIsRedactedThroughout(t *testing.T) {
+	t.Parallel()
 	c, mt := newTestClient(t, WithMaxRetries(0))
 	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(errors.New(`malformed MIME header: missing colon: "Bearer `+testKey+`"`)))
 	_, err := c.ListPets(context.Background(), ListPetsParams{})

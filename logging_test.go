@@ -70,6 +70,7 @@ func (h *recordHandler) attempts() []map[string]string {
 }
 
 func TestDebugRecordPerAttempt(t *testing.T) {
+	t.Parallel()
 	logs := &recordHandler{}
 	c, mt := newTestClient(t, WithLogger(logs.logger()))
 	mt.RegisterResponder("GET", testPets, sequence(
@@ -93,6 +94,7 @@ func TestDebugRecordPerAttempt(t *testing.T) {
 }
 
 func TestDebugRecordOfTransportError(t *testing.T) {
+	t.Parallel()
 	logs := &recordHandler{}
 	c, mt := newTestClient(t, WithLogger(logs.logger()), WithMaxRetries(0))
 	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(io.ErrUnexpectedEOF))
@@ -106,6 +108,7 @@ func TestDebugRecordOfTransportError(t *testing.T) {
 }
 
 func TestDeprecationWarnings(t *testing.T) {
+	t.Parallel()
 	logs := &recordHandler{}
 	c, mt := newTestClient(t, WithLogger(logs.logger()))
 	logs.level = slog.LevelWarn
@@ -149,6 +152,7 @@ func TestDeprecationWarnings(t *testing.T) {
 // TestLogsNeverHoldSecrets runs every flow with a Debug text logger and
 // looks for the key, header names and body text in the output.
 func TestLogsNeverHoldSecrets(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	l := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, mt := newTestClient(t, WithLogger(l))
@@ -174,6 +178,7 @@ func TestLogsNeverHoldSecrets(t *testing.T) {
 // only way to see writes to the file descriptors themselves, such as those
 // of a logger made with os.Stderr at init time.
 func TestSilentWithoutLogger(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("PETSTORE_TEST_SILENT_CHILD") == "1" {
 		for _, opts := range [][]Option{nil, {WithLogger(nil)}} {
 			c, mt := newTestClient(t, opts...)

@@ -104,6 +104,7 @@ func TestNewClientRefusesBadBaseURL(t *testing.T) {
 }
 
 func TestNewClientRefusesBadOptions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		opt  Option
@@ -126,6 +127,7 @@ func TestNewClientRefusesBadOptions(t *testing.T) {
 }
 
 func TestNewClientAcceptsEdgeOptions(t *testing.T) {
+	t.Parallel()
 	opts := []Option{
 		nil,
 		WithMaxRetries(0),
@@ -140,6 +142,7 @@ func TestNewClientAcceptsEdgeOptions(t *testing.T) {
 }
 
 func TestLaterOptionsOverrideEarlier(t *testing.T) {
+	t.Parallel()
 	c, mt := newTestClient(t, WithMaxRetries(5), WithMaxRetries(1))
 	mt.RegisterResponder("GET", testPets, jsonResponder(503, ""))
 	_, err := c.ListPets(context.Background(), ListPetsParams{})
@@ -152,6 +155,7 @@ func TestLaterOptionsOverrideEarlier(t *testing.T) {
 }
 
 func TestWithHTTPClientIsNotModified(t *testing.T) {
+	t.Parallel()
 	mt := httpmock.NewMockTransport()
 	mt.RegisterResponder("GET", testPets, jsonResponder(200, "[]"))
 	redirect := func(*http.Request, []*http.Request) error { return nil }
@@ -174,6 +178,7 @@ func TestWithHTTPClientIsNotModified(t *testing.T) {
 // caller's client, before and after NewClient. It uses httpmock's global
 // transport, so it does not run in parallel.
 func TestHTTPMockActivateNonDefault(t *testing.T) {
+	t.Parallel()
 	for _, after := range []bool{false, true} {
 		t.Run(fmt.Sprintf("activate after NewClient=%v", after), func(t *testing.T) {
 			hc := &http.Client{}

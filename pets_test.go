@@ -13,6 +13,7 @@ import (
 )
 
 func TestListPetsRequest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		params    ListPetsParams
@@ -44,6 +45,7 @@ func TestListPetsRequest(t *testing.T) {
 }
 
 func TestListPetsResponses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		status  int
@@ -105,6 +107,7 @@ func TestListPetsResponses(t *testing.T) {
 }
 
 func TestCreatePetRequest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		pet  NewPet
@@ -135,6 +138,7 @@ func TestCreatePetRequest(t *testing.T) {
 }
 
 func TestCreatePetResponses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		status  int
@@ -175,6 +179,7 @@ func TestCreatePetResponses(t *testing.T) {
 }
 
 func TestGetPet(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		id       int64
@@ -225,6 +230,7 @@ func TestGetPet(t *testing.T) {
 }
 
 func TestInvalidParamsSendNothing(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		call      func(*Client) error
@@ -271,6 +277,7 @@ func TestInvalidParamsSendNothing(t *testing.T) {
 // TestNoRequestForCanceledContext: a call with a context already done sends
 // nothing and says so.
 func TestNoRequestForCanceledContext(t *testing.T) {
+	t.Parallel()
 	c, mt := newTestClient(t)
 	mt.RegisterResponder("GET", testPets, jsonResponder(200, "[]"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -285,6 +292,7 @@ func TestNoRequestForCanceledContext(t *testing.T) {
 }
 
 func TestNilContextIsRefused(t *testing.T) {
+	t.Parallel()
 	c, mt := newTestClient(t)
 	//lint:ignore SA1012 the test is about a nil context
 	_, err := c.ListPets(nil, ListPetsParams{})

@@ -22,6 +22,7 @@ import (
 var onePet = `[{"id":1,"name":"Rex","categoryId":2}]`
 
 func TestReadsRetryStatuses(t *testing.T) {
+	t.Parallel()
 	for status := 400; status <= 504; status++ {
 		if http.StatusText(status) == "" {
 			continue
@@ -58,6 +59,7 @@ func TestReadsRetryStatuses(t *testing.T) {
 }
 
 func TestCreatePetRetriesOnlyWhenNothingWasCreated(t *testing.T) {
+	t.Parallel()
 	created := jsonResponder(201, `{"id":5,"name":"Rex","categoryId":2}`)
 	dial := &net.OpError{Op: "dial", Net: "tcp", Err: &net.AddrError{Err: "connection refused"}}
 	tests := []struct {
@@ -95,6 +97,7 @@ func TestCreatePetRetriesOnlyWhenNothingWasCreated(t *testing.T) {
 }
 
 func TestReadsRetryTransportErrors(t *testing.T) {
+	t.Parallel()
 	for _, cause := range []error{
 		&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET},
 		io.ErrUnexpectedEOF,
@@ -112,6 +115,7 @@ func TestReadsRetryTransportErrors(t *testing.T) {
 }
 
 func TestMaxRetries(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		opts         []Option
 		wantAttempts int
@@ -145,6 +149,7 @@ func TestMaxRetries(t *testing.T) {
 }
 
 func TestRetryAfter(t *testing.T) {
+	t.Parallel()
 	future := time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat)
 	tests := []struct {
 		name           string
@@ -201,6 +206,7 @@ func (h attemptEnded) WithGroup(string) slog.Handler      { return h }
 // before a retry, the call ends at once with an error that matches the
 // context's and still carries the last attempt's *APIError.
 func TestContextEndsWaitKeepsLastError(t *testing.T) {
+	t.Parallel()
 	ended := make(attemptEnded, 1)
 	c, mt := newTestClient(t, WithRetryWait(time.Hour, time.Hour), WithLogger(slog.New(ended)))
 	mt.RegisterResponder("GET", testPets, jsonResponder(503, `{"code":"unavailable","message":"try later","status":503}`))
@@ -232,6 +238,7 @@ func TestContextEndsWaitKeepsLastError(t *testing.T) {
 // context's deadline is not started: the call returns the last attempt's
 // error at once, not the deadline's.
 func TestWaitPastDeadlineIsNotStarted(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name           string
 		opts           []Option
@@ -286,6 +293,7 @@ func stallingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 }
 
 func TestPerAttemptTimeout(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name         string
 		call         func(*Client) error
@@ -326,6 +334,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 }
 
 func TestWithTimeoutOverridesHTTPClientTimeout(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(100 * time.Millisecond)
 		fmt.Fprint(w, onePet)
@@ -348,6 +357,7 @@ func TestWithTimeoutOverridesHTTPClientTimeout(t *testing.T) {
 // TestCreatePetRetriesRefusedConnections uses a real closed port: the dial
 // fails, nothing can have been created, so CreatePet is retried.
 func TestCreatePetRetriesRefusedConnections(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

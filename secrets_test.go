@@ -241,6 +241,7 @@ func TestKeyInAnotherFormNeverLogged(t *testing.T) {
 // TestKeyNeverPrinted prints every value the SDK hands out, in every verb,
 // and looks for the key.
 func TestKeyNeverPrinted(t *testing.T) {
+	t.Parallel()
 	mt := httpmock.NewMockTransport()
 	// A server that echoes the key in its error body and headers.
 	echo := `{"code":"unauthorized","message":"bad key ` + testKey + `","status":401}`

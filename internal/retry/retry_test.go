@@ -14,6 +14,7 @@ import (
 )
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		in     string
@@ -52,6 +53,7 @@ func response(status int, retryAfter string) *http.Response {
 }
 
 func TestPolicyStatuses(t *testing.T) {
+	t.Parallel()
 	for status := 100; status < 600; status++ {
 		wantGet := false
 		switch status {
@@ -72,6 +74,7 @@ func TestPolicyStatuses(t *testing.T) {
 }
 
 func TestPolicyRetryAfterOverMax(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		status     int
 		retryAfter string
@@ -93,6 +96,7 @@ func TestPolicyRetryAfterOverMax(t *testing.T) {
 }
 
 func TestPolicyErrors(t *testing.T) {
+	t.Parallel()
 	dial := &url.Error{Op: "Post", URL: "https://x/v1/pets", Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}
 	dns := &url.Error{Op: "Post", URL: "https://x/v1/pets", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "x"}}}
 	dialTimeout := &url.Error{Op: "Post", URL: "https://x/v1/pets", Err: &net.OpError{Op: "dial", Err: timeoutErr{}}}
@@ -145,6 +149,7 @@ func (c *callCtx) RetryCall() *Call { return &c.call }
 func withCall(ctx context.Context) *callCtx { return &callCtx{Context: ctx} }
 
 func TestCheckRetryWhenContextDone(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		resp        *http.Response
@@ -175,6 +180,7 @@ func TestCheckRetryWhenContextDone(t *testing.T) {
 }
 
 func TestCheckRetryCountsAttempts(t *testing.T) {
+	t.Parallel()
 	for _, max := range []int{0, 1, 3} {
 		cc := withCall(context.Background())
 		p := Policy{Idempotent: true, MaxRetries: max, MaxWait: time.Minute}
@@ -201,6 +207,7 @@ func TestCheckRetryCountsAttempts(t *testing.T) {
 // TestCheckRetryWaitsOnlyWithinTheDeadline: a wait that would end after
 // the context's deadline is not started; the last outcome is the answer.
 func TestCheckRetryWaitsOnlyWithinTheDeadline(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		p    Policy
@@ -238,6 +245,7 @@ func TestCheckRetryWaitsOnlyWithinTheDeadline(t *testing.T) {
 // TestCheckRetryInterruptedWait: when the context ends during a wait, the
 // call keeps the outcome it was waiting to retry.
 func TestCheckRetryInterruptedWait(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		resp *http.Response
@@ -269,6 +277,7 @@ func TestCheckRetryInterruptedWait(t *testing.T) {
 
 // TestCheckRetryWithoutCall: a context without a Call still gets an answer.
 func TestCheckRetryWithoutCall(t *testing.T) {
+	t.Parallel()
 	p := Policy{Idempotent: true, MaxRetries: 2, MaxWait: time.Minute}
 	if again, err := p.CheckRetry(context.Background(), response(503, ""), nil); !again || err != nil {
 		t.Errorf("CheckRetry = %v, %v; want true, nil", again, err)
@@ -276,6 +285,7 @@ func TestCheckRetryWithoutCall(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
+	t.Parallel()
 	min, max := 100*time.Millisecond, time.Second
 	for attempt, base := range []time.Duration{100, 200, 400, 800, 1000, 1000, 1000} {
 		base *= time.Millisecond
@@ -305,6 +315,7 @@ func TestBackoff(t *testing.T) {
 }
 
 func TestBackoffUsesRetryAfter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		resp *http.Response
 		want time.Duration
