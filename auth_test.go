@@ -73,43 +73,15 @@ func TestNewClientRefusesKeysABearerTokenCannotHold(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			check := func(from string, err error) {
-				t.Helper()
-				if err == nil {
-					t.Fatalf("NewClient accepted a key with %s (from %s)", tc.name, from)
-				}
-				msg := err.Error()
-				if !strings.Contains(msg, tc.want) {
-					t.Errorf("error %q (key from %s) does not say %q", msg, from, tc.want)
-				}
-				for _, part := range []string{tc.key, strings.TrimSpace(tc.key), "abc", "def"} {
-					if part != "" && strings.Contains(msg, part) {
-						t.Errorf("error %q (key from %s) shows %q", msg, from, part)
-					}
-				}
-				// The character itself, quoted; or at all where the message
-				// has no reason to hold it.
-				if bad := strings.Trim(tc.key, "abcdefhrt="); bad != "" {
-					shown := []string{strconv.Quote(bad), "'" + bad + "'", "`" + bad + "`"}
-					if strings.ContainsAny(bad, "\"'\\") || bad[0] < 0x20 || bad[0] >= 0x7f {
-						shown = append(shown, bad)
-					}
-					for _, s := range shown {
-						if strings.Contains(msg, s) {
-							t.Errorf("error %q (key from %s) shows the character as %s", msg, from, s)
-						}
-					}
-				}
-			}
 			t.Setenv(envAPIKey, "")
 			_, err := NewClient(tc.key, WithBaseURL(testBase))
-			check("the argument", err)
+			assertKeyRefused(t, tc.name, tc.key, tc.want, "the argument", err)
 			if strings.Contains(tc.key, "\x00") {
 				return // the environment cannot hold a NUL
 			}
 			t.Setenv(envAPIKey, tc.key)
 			_, err = NewClient("", WithBaseURL(testBase))
-			check("PETSTORE_API_KEY", err)
+			assertKeyRefused(t, tc.name, tc.key, tc.want, "PETSTORE_API_KEY", err)
 			if err != nil && !strings.Contains(err.Error(), envAPIKey) {
 				t.Errorf("error %q does not say the key came from %s", err, envAPIKey)
 			}
@@ -151,5 +123,37 @@ func TestNewClientReadsEnvironmentOnce(t *testing.T) {
 	want := []string{"https://first.test/v1/pets Bearer k-first"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
+	}
+}
+
+// assertKeyRefused checks the error of NewClient given a key with what
+// name describes, from where from says: it says want (the position), and
+// shows neither the key, nor part of it, nor the refused character.
+func assertKeyRefused(t *testing.T, name, key, want, from string, err error) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("NewClient accepted a key with %s (from %s)", name, from)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, want) {
+		t.Errorf("error %q (key from %s) does not say %q", msg, from, want)
+	}
+	for _, part := range []string{key, strings.TrimSpace(key), "abc", "def"} {
+		if part != "" && strings.Contains(msg, part) {
+			t.Errorf("error %q (key from %s) shows %q", msg, from, part)
+		}
+	}
+	// The character itself, quoted; or at all where the message
+	// has no reason to hold it.
+	if bad := strings.Trim(key, "abcdefhrt="); bad != "" {
+		shown := []string{strconv.Quote(bad), "'" + bad + "'", "`" + bad + "`"}
+		if strings.ContainsAny(bad, "\"'\\") || bad[0] < 0x20 || bad[0] >= 0x7f {
+			shown = append(shown, bad)
+		}
+		for _, s := range shown {
+			if strings.Contains(msg, s) {
+				t.Errorf("error %q (key from %s) shows the character as %s", msg, from, s)
+			}
+		}
 	}
 }
