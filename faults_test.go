@@ -693,9 +693,10 @@ func TestFaultInjection(t *testing.T) {
 
 	// Every request the server saw is an attempt the SDK logged (or
 	// net/http's replay of one): no hidden retry, no stray request.
-	tagged := 0
+	tagged, replays := 0, 0
 	for tag, reqs := range srv.attempts {
 		tagged += len(reqs)
+		replays += len(reqs) - 1
 		id, n, _ := strings.Cut(tag, "/")
 		if a, err := strconv.Atoi(n); err != nil || a < 1 || a > figs.attemptsOf[id] {
 			t.Errorf("the server saw %d requests of attempt %q, which the SDK did not log (it logged %d attempts of call %s)", len(reqs), tag, figs.attemptsOf[id], id)
@@ -723,8 +724,8 @@ func TestFaultInjection(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fault injection, seed %d: %d calls (ListPets %d, GetPet %d, CreatePet %d) from %d goroutines through one Client\n",
 		seed, total, figs.calls["ListPets"], figs.calls["GetPet"], figs.calls["CreatePet"], goroutines)
-	fmt.Fprintf(&b, "  requests at the server: %d on %d connections; attempts by the SDK: %d; retries (attempts - calls): %d; net/http's own replays: %d\n",
-		srv.requests, srv.conns.Load(), figs.attempts, figs.attempts-int64(total), int64(srv.requests)-figs.attempts)
+	fmt.Fprintf(&b, "  requests at the server: %d on %d connections; attempts by the SDK: %d (never at the server: %d); retries (attempts - calls): %d; net/http's own replays: %d\n",
+		srv.requests, srv.conns.Load(), figs.attempts, figs.attempts-int64(len(srv.attempts)), figs.attempts-int64(total), replays)
 	b.WriteString("  faults injected:")
 	for k := faultKind(1); k < numFaultKinds; k++ {
 		if srv.injected[k] > 0 {
