@@ -543,9 +543,10 @@ func TestConnectionsAreReused(t *testing.T) {
 	got := reuse.take()
 	got.check(t, "60 sequential calls")
 	// One after the other, each call finds the connection of the one
-	// before in the pool, unless net/http dropped it: then it dials one.
-	if n := conns.Load(); n != int64(1+got.netDrops) {
-		t.Errorf("60 sequential calls opened %d connections; want 1, and 1 more per connection net/http dropped (%d)", n, got.netDrops)
+	// before in the pool, unless net/http dropped it: then it dials one
+	// (none after the last call).
+	if n := conns.Load(); n < int64(max(1, got.netDrops)) || n > int64(1+got.netDrops) {
+		t.Errorf("60 sequential calls opened %d connections; want 1, and 1 more per connection net/http dropped (%d) but the last", n, got.netDrops)
 	}
 }
 
