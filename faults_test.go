@@ -182,6 +182,7 @@ type faultServer struct {
 
 	mu       sync.Mutex
 	log      map[string][]fault // per request key, the faults served in order
+	attempts map[string][]fault // per attemptHeader value, the faults served in order
 	stored   map[string][]Pet   // per name, the animals CreatePet stored
 	nextID   int64
 	injected [numFaultKinds]int
@@ -191,7 +192,7 @@ type faultServer struct {
 func newFaultServer(t testing.TB, key string, plan func(string, int) fault) *faultServer {
 	t.Helper()
 	s := &faultServer{t: t, key: key, plan: plan, stall: 5 * time.Second,
-		log: map[string][]fault{}, stored: map[string][]Pet{}, nextID: 1 << 40}
+		log: map[string][]fault{}, attempts: map[string][]fault{}, stored: map[string][]Pet{}, nextID: 1 << 40}
 	s.Server = httptest.NewUnstartedServer(s)
 	s.Config.ConnState = func(_ net.Conn, cs http.ConnState) {
 		if cs == http.StateNew {
@@ -287,7 +288,7 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.stored[p.Name] = append(s.stored[p.Name], pet)
 			stored = &pet
 		}
-		s.record(key, f)
+		s.record(key, r.Header.Get(attemptHeader), f)
 		s.mu.Unlock()
 		s.answer(w, r, f, http.StatusCreated, func() any { return answer(stored) })
 		return
@@ -298,23 +299,28 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	f := s.plan(key, len(s.log[key]))
-	s.record(key, f)
+	s.record(key, r.Header.Get(attemptHeader), f)
 	s.mu.Unlock()
 	s.answer(w, r, f, http.StatusOK, func() any { return answer(nil) })
 }
 
-// record notes that the server met f for key; s.mu is held.
-func (s *faultServer) record(key string, f fault) {
+// record notes that the server met f for key, in a request whose
+// attemptHeader is tag (if any); s.mu is held.
+func (s *faultServer) record(key, tag string, f fault) {
 	s.log[key] = append(s.log[key], f)
+	if tag != "" {
+		s.attempts[tag] = append(s.attempts[tag], f)
+	}
 	s.injected[f.kind]++
 	s.requests++
 }
 
-// served returns the faults served for key from index from on.
-func (s *faultServer) served(key string, from int) []fault {
+// servedTo returns the faults served so far to the requests whose
+// attemptHeader is tag: one per request, net/http's replays included.
+func (s *faultServer) servedTo(tag string) []fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]fault(nil), s.log[key][min(from, len(s.log[key])):]...)
+	return append([]fault(nil), s.attempts[tag]...)
 }
 
 func (s *faultServer) storedAs(name string) []Pet {
@@ -468,9 +474,38 @@ var retryableStatuses = map[int]bool{408: true, 429: true, 500: true, 502: true,
 
 // callAttempts collects the attempts of one call.
 type callAttempts struct {
+	id       string       // names the call in attemptHeader
+	sent     atomic.Int64 // attempts handed to the transport so far
 	mu       sync.Mutex
 	attempts []attempt
 }
+
+// attemptHeader names, in each request of TestFaultInjection, the attempt
+// it belongs to: "<call>/<attempt>", attempts counted from 1. net/http's
+// own replay of a request carries the same value, so the server's records
+// of each attempt are exact, whatever the order in which requests arrive.
+const attemptHeader = "X-Test-Attempt"
+
+// attemptTagger is the transport of TestFaultInjection's Client. It sends
+// through the SDK's shared transport, the one a Client made without
+// WithHTTPClient uses (same pool, same net/http behaviour), and sets
+// attemptHeader on the request of each attempt of a call made with
+// callAttempts in its context. The SDK's transport calls it once per
+// attempt.
+type attemptTagger struct{ next http.RoundTripper }
+
+func (a attemptTagger) RoundTrip(req *http.Request) (*http.Response, error) {
+	l, ok := req.Context().Value(callAttemptsKey{}).(*callAttempts)
+	if !ok {
+		return a.next.RoundTrip(req)
+	}
+	req = req.Clone(req.Context()) // a RoundTripper must not change its request
+	req.Header.Set(attemptHeader, l.tag(int(l.sent.Add(1))))
+	return a.next.RoundTrip(req)
+}
+
+// tag is the attemptHeader of the n-th attempt of the call.
+func (l *callAttempts) tag(n int) string { return l.id + "/" + strconv.Itoa(n) }
 
 type callAttemptsKey struct{}
 
@@ -514,14 +549,15 @@ type faultFigures struct {
 	apiErrors       map[int]int
 	transportErrors map[string]int
 	disturbed       int
-	unchecked       int
 	attempts        int64
+	attemptsOf      map[string]int // per call id, the attempts the SDK logged
 }
 
-func (f *faultFigures) add(op string, err error, v verdict) {
+func (f *faultFigures) add(op string, l *callAttempts, err error, v verdict) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls[op]++
+	f.attemptsOf[l.id] = len(l.get())
 	var apiErr *APIError
 	switch {
 	case err == nil:
@@ -531,11 +567,8 @@ func (f *faultFigures) add(op string, err error, v verdict) {
 	default:
 		f.transportErrors[transportErrorKind(err)]++
 	}
-	switch v {
-	case disturbed:
+	if v == disturbed {
 		f.disturbed++
-	case unchecked:
-		f.unchecked++
 	}
 }
 
@@ -592,12 +625,13 @@ func TestFaultInjection(t *testing.T) {
 	srv := newFaultServer(t, testKey, seededPlan(seed))
 	counter := new(attemptRecorder)
 	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(faultMaxAttempts-1),
+		WithHTTPClient(&http.Client{Transport: attemptTagger{transport.Shared()}}),
 		WithRetryWait(time.Millisecond, 5*time.Millisecond), WithTimeout(faultTimeout), WithLogger(slog.New(counter)))
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	figs := &faultFigures{calls: map[string]int{}, apiErrors: map[int]int{}, transportErrors: map[string]int{}}
+	figs := &faultFigures{calls: map[string]int{}, apiErrors: map[int]int{}, transportErrors: map[string]int{}, attemptsOf: map[string]int{}}
 	statuses := []PetStatus{"", PetStatusAvailable, PetStatusPending, PetStatusSold}
 	var wg sync.WaitGroup
 	for g := 0; g < goroutines; g++ {
@@ -605,22 +639,20 @@ func TestFaultInjection(t *testing.T) {
 		go func(g int) {
 			defer wg.Done()
 			lists := 0
-			dirty := map[string]bool{} // ListPets keys whose log may hold a late request
+			// The goroutines stop at the first failure, so that it is not
+			// buried under thousands of others; the summary says so.
 			for i := g; i < calls && !t.Failed(); i += goroutines {
-				log := new(callAttempts)
+				log := &callAttempts{id: strconv.Itoa(i)}
 				ctx := context.WithValue(context.Background(), callAttemptsKey{}, log)
 				call := faultCall{srv: srv, log: log}
 				switch i % 12 {
 				case 0, 1, 2, 3, 4:
-					// A ListPets filter is a request key. Each goroutine has
-					// filters of its own, so the requests for one follow one
-					// another and the server's log tells which are this call's.
+					// A ListPets filter is a request key, which the plan
+					// follows: each goroutine has filters of its own.
 					k := g + goroutines*(lists%(400/goroutines))
 					lists++
 					limit, status := k%100+1, statuses[k/100]
 					call.op, call.key = "ListPets", listKey(limit, status)
-					call.from = len(srv.served(call.key, 0))
-					call.unchecked = dirty[call.key]
 					var pets []Pet
 					pets, call.err = c.ListPets(ctx, ListPetsParams{Limit: limit, Status: status})
 					call.data = func() string {
@@ -652,19 +684,28 @@ func TestFaultInjection(t *testing.T) {
 						return diff("pet, compared with the stored one,", &want, pet)
 					}
 				}
-				v := call.check(t)
-				if v == disturbed && call.op == "ListPets" {
-					// A request that timed out before the server read it
-					// may reach it later, and be taken for the next call's.
-					dirty[call.key] = true
-				}
-				figs.add(call.op, call.err, v)
+				figs.add(call.op, log, call.err, call.check(t))
 			}
 		}(g)
 	}
 	wg.Wait()
 	srv.Close() // waits for stalled handlers, so the counts are final
 	figs.attempts = counter.total.Load()
+
+	// Every request the server saw is an attempt the SDK logged (or
+	// net/http's replay of one): no hidden retry, no stray request.
+	tagged, replays := 0, 0
+	for tag, reqs := range srv.attempts {
+		tagged += len(reqs)
+		replays += len(reqs) - 1
+		id, n, _ := strings.Cut(tag, "/")
+		if a, err := strconv.Atoi(n); err != nil || a < 1 || a > figs.attemptsOf[id] {
+			t.Errorf("the server saw %d requests of attempt %q, which the SDK did not log (it logged %d attempts of call %s)", len(reqs), tag, figs.attemptsOf[id], id)
+		}
+	}
+	if tagged != srv.requests {
+		t.Errorf("%d of the server's %d requests were not attempts of a call", srv.requests-tagged, srv.requests)
+	}
 
 	// CreatePet: never two animals from one call.
 	duplicates, stored := 0, 0
@@ -684,8 +725,8 @@ func TestFaultInjection(t *testing.T) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fault injection, seed %d: %d calls (ListPets %d, GetPet %d, CreatePet %d) from %d goroutines through one Client\n",
 		seed, total, figs.calls["ListPets"], figs.calls["GetPet"], figs.calls["CreatePet"], goroutines)
-	fmt.Fprintf(&b, "  requests at the server: %d on %d connections; attempts by the SDK: %d; retries (attempts - calls): %d; net/http's own replays: %d\n",
-		srv.requests, srv.conns.Load(), figs.attempts, figs.attempts-int64(total), int64(srv.requests)-figs.attempts)
+	fmt.Fprintf(&b, "  requests at the server: %d on %d connections; attempts by the SDK: %d (never at the server: %d); retries (attempts - calls): %d; net/http's own replays: %d\n",
+		srv.requests, srv.conns.Load(), figs.attempts, figs.attempts-int64(len(srv.attempts)), figs.attempts-int64(total), replays)
 	b.WriteString("  faults injected:")
 	for k := faultKind(1); k < numFaultKinds; k++ {
 		if srv.injected[k] > 0 {
@@ -693,12 +734,16 @@ func TestFaultInjection(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&b, " (answered normally: %d)\n", srv.injected[faultNone])
-	fmt.Fprintf(&b, "  successes: %d; typed failures: %d (*APIError by status %v; other errors by cause %v; calls the machine's load disturbed: %d, checked on the client's side only: %d)\n",
-		figs.successes, typed, figs.apiErrors, figs.transportErrors, figs.disturbed, figs.disturbed+figs.unchecked)
+	fmt.Fprintf(&b, "  successes: %d; typed failures: %d (*APIError by status %v; other errors by cause %v); calls with an attempt the machine's load disturbed (a timeout without a stall: that attempt checked on the client's side only): %d\n",
+		figs.successes, typed, figs.apiErrors, figs.transportErrors, figs.disturbed)
 	fmt.Fprintf(&b, "  CreatePet: %d animals stored for %d calls; duplicates: %d", stored, figs.calls["CreatePet"], duplicates)
 	t.Log(b.String())
 
-	if total != calls {
+	switch {
+	case total != calls && t.Failed():
+		t.Logf("stopped after %d of %d calls: the goroutines stop at the first failure, reported above", total, calls)
+		return
+	case total != calls:
 		t.Errorf("made %d calls; want %d", total, calls)
 	}
 	if figs.successes == 0 || typed == 0 {
@@ -722,14 +767,12 @@ const (
 
 // faultCall is one call of TestFaultInjection, to check.
 type faultCall struct {
-	srv       *faultServer
-	op, key   string        // the operation and its request key
-	post      bool          // CreatePet
-	from      int           // the first of the server's records for key that are this call's
-	unchecked bool          // the server's records for key cannot be told apart
-	log       *callAttempts // the SDK's attempts, from its Debug records
-	err       error         // what the call returned
-	data      func() string // for a success, what is wrong with the result
+	srv     *faultServer
+	op, key string        // the operation and its request key
+	post    bool          // CreatePet
+	log     *callAttempts // the SDK's attempts, from its Debug records
+	err     error         // what the call returned
+	data    func() string // for a success, what is wrong with the result
 }
 
 // verdict says how much of a call could be checked.
@@ -738,7 +781,6 @@ type verdict int
 const (
 	checked   verdict = iota // against the server's records and the client's
 	disturbed                // an attempt timed out on an answer the server did not stall
-	unchecked                // the server's records for the key were unreliable
 )
 
 func diff(what string, want, got any) string {
@@ -748,17 +790,46 @@ func diff(what string, want, got any) string {
 	return ""
 }
 
+// explains returns what is wrong with attempt a, whose request met f, or ""
+// if a is what f makes of an attempt.
+func (f fault) explains(a attempt) string {
+	switch {
+	case f.kind == faultNone:
+		if a.err != "" || a.status < 200 || a.status > 299 {
+			return fmt.Sprintf("ended in %v after a normal answer", a)
+		}
+	case f.kind == faultStall:
+		if a.err != "timeout" {
+			return fmt.Sprintf("ended in %v, not a timeout, after a stall", a)
+		}
+	case f.transport():
+		if a.err == "" {
+			return fmt.Sprintf("got %d after %v; want a transport error", a.status, f)
+		}
+	case a.err != "" || a.status != f.wantStatus():
+		return fmt.Sprintf("ended in %v after %v; want %d", a, f, f.wantStatus())
+	}
+	return ""
+}
+
 // check checks the call, first from the client's side: its result against
-// its last attempt and the policy against its attempts; then against what
-// the server did for it. A loaded machine can make an attempt time out on an
-// answer the server did not stall: the server's records then no longer tell
-// the whole story, and the call is checked from the client's side only.
+// its last attempt and the policy against its attempts; then, attempt by
+// attempt, against what the server did for it. The server knows each
+// request's attempt by its attemptHeader, so its records are exact even
+// when a request arrives late. Only an attempt that timed out on an answer
+// the server did not stall (a loaded machine too slow for a normal answer,
+// or a request that reached the server late or not yet) is left to the
+// client's side; the call is then counted as disturbed.
 func (c *faultCall) check(t *testing.T) verdict {
 	t.Helper()
-	reqs, atts, err := c.srv.served(c.key, c.from), c.log.get(), c.err
+	atts, err := c.log.get(), c.err
+	served := make([][]fault, len(atts))
+	for i := range atts {
+		served[i] = c.srv.servedTo(c.log.tag(i + 1))
+	}
 	fail := func(format string, args ...any) {
 		t.Helper()
-		t.Errorf("%s %s: %s\n  faults served: %v; SDK attempts: %v; error: %v", c.op, c.key, fmt.Sprintf(format, args...), reqs, atts, err)
+		t.Errorf("%s %s: %s\n  SDK attempts: %v; faults served to each: %v; error: %v", c.op, c.key, fmt.Sprintf(format, args...), atts, served, err)
 	}
 	var apiErr *APIError
 	isAPI := errors.As(err, &apiErr)
@@ -778,6 +849,9 @@ func (c *faultCall) check(t *testing.T) verdict {
 	}
 
 	// The client's side.
+	if sent := int(c.log.sent.Load()); sent != len(atts) {
+		fail("%d attempts sent, %d logged", sent, len(atts))
+	}
 	if len(atts) < 1 || len(atts) > faultMaxAttempts {
 		fail("%d attempts; want 1..%d", len(atts), faultMaxAttempts)
 		return checked
@@ -805,61 +879,44 @@ func (c *faultCall) check(t *testing.T) verdict {
 		fail("gave up after %d attempts on a retryable failure", len(atts))
 	}
 
-	// The server's side. An attempt that timed out may have been a stall,
-	// or a normal answer the loaded machine was too slow for, or a request
-	// that reached the server only after the client gave up on it: only
-	// when each timeout pairs with a stall are the server's records this
-	// call's whole story.
-	timeouts, stalls, resets := 0, 0, 0
-	for _, a := range atts {
-		if a.err == "timeout" {
-			timeouts++
-		}
-	}
-	for _, f := range reqs {
-		switch f.kind {
-		case faultStall:
-			stalls++
-		case faultResetBeforeHeaders:
-			resets++
-		}
-	}
-	paired := timeouts == stalls
-	switch extra := len(reqs) - len(atts); {
-	case extra == 0:
-		for i, a := range atts {
-			if (a.err == "timeout") != (reqs[i].kind == faultStall) {
-				paired = false
+	// The server's side, attempt by attempt.
+	v := checked
+	var last fault // what the server did for the last attempt
+	lastKnown := false
+	for i, a := range atts {
+		reqs := served[i]
+		// net/http replays a read on a new connection when a reused
+		// one fails before any byte of the response: after a reset.
+		for _, f := range reqs[:max(len(reqs)-1, 0)] {
+			if c.post || f.kind != faultResetBeforeHeaders && f.kind != faultResetAfterHeaders {
+				fail("attempt %d: net/http replayed the request after %v", i+1, f)
 			}
 		}
-	default:
-		// Only a GET reset before its response is replayed by net/http.
-		paired = paired && !c.post && extra > 0 && extra <= resets
-	}
-	switch {
-	case timeouts > 0 && !paired:
-		return disturbed
-	case c.unchecked:
-		return unchecked
-	}
-	attempts := len(atts)
-	// Reads may see more requests than attempts: net/http replays a GET
-	// on a fresh connection when a reused one fails before the response.
-	if len(reqs) == 0 || c.post && len(reqs) != attempts || !c.post && len(reqs) < attempts {
-		fail("the server saw %d requests for %d attempts", len(reqs), attempts)
-		return checked
-	}
-	for _, f := range reqs[:len(reqs)-1] {
-		if !f.retryable(c.post) {
+		if a.err == "timeout" && (len(reqs) == 0 || reqs[len(reqs)-1].kind != faultStall) {
+			v = disturbed
+			continue
+		}
+		if len(reqs) == 0 {
+			fail("attempt %d ended in %v, but the server never saw it", i+1, a)
+			return v
+		}
+		f := reqs[len(reqs)-1]
+		if msg := f.explains(a); msg != "" {
+			fail("attempt %d %s", i+1, msg)
+		}
+		if i < len(atts)-1 && !f.retryable(c.post) {
 			fail("retried after %v, which the policy does not retry", f)
 		}
+		if i == len(atts)-1 {
+			last, lastKnown = f, true
+		}
 	}
-	last := reqs[len(reqs)-1]
+	if !lastKnown {
+		return v
+	}
 	switch {
 	case last.kind == faultNone:
-		if err != nil {
-			fail("the last answer was normal but the call failed")
-		}
+		// explains checked the status, and the client's side the result.
 	case last.transport():
 		if err == nil || isAPI {
 			fail("want an error that is not *APIError after %v", last)
@@ -882,8 +939,8 @@ func (c *faultCall) check(t *testing.T) verdict {
 			fail("Code is empty for an Error body")
 		}
 	}
-	if err != nil && last.retryable(c.post) && attempts < faultMaxAttempts {
-		fail("gave up after %d attempts on a retryable %v", attempts, last)
+	if err != nil && last.retryable(c.post) && len(atts) < faultMaxAttempts {
+		fail("gave up after %d attempts on a retryable %v", len(atts), last)
 	}
-	return checked
+	return v
 }

@@ -563,8 +563,10 @@ func TestFaultDelayTimesOutAttempt(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	// Stalls far longer than the test: only the client's timeout ends it.
+	// The timeout must also let the retry's normal answer through, on a
+	// loaded machine with -race too: 2s, not a few hundred milliseconds.
 	srv.InjectFault(petstoretest.Fault{Operation: "ListPets", Delay: time.Hour})
-	c := newClient(t, srv, petstore.WithMaxRetries(1), petstore.WithTimeout(250*time.Millisecond))
+	c := newClient(t, srv, petstore.WithMaxRetries(1), petstore.WithTimeout(2*time.Second))
 	pets, err := c.ListPets(context.Background(), petstore.ListPetsParams{Limit: 1})
 	if err != nil {
 		t.Fatalf("ListPets: %v, want success on the retry", err)
