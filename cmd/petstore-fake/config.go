@@ -83,20 +83,8 @@ type config struct {
 // other error is a usage error.
 func parseConfig(args []string, stderr io.Writer) (config, error) {
 	var cfg config
-	fs := flag.NewFlagSet("petstore-fake", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are returned, the usage written below
-	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "")
-	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "")
-	fs.StringVar(&cfg.Key, "key", "", "")
-	petsFile := fs.String("pets", "", "")
-	fs.Func("fault", "", func(spec string) error {
-		f, err := parseFault(spec)
-		if err != nil {
-			return err
-		}
-		cfg.Faults = append(cfg.Faults, f)
-		return nil
-	})
+	var petsFile string
+	fs := newFlagSet(&cfg, &petsFile)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			io.WriteString(stderr, usage)
@@ -112,13 +100,33 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	if err := checkKey(cfg.Key); err != nil {
 		return config{}, err
 	}
-	if *petsFile != "" {
+	if petsFile != "" {
 		var err error
-		if cfg.Pets, err = loadPets(*petsFile); err != nil {
+		if cfg.Pets, err = loadPets(petsFile); err != nil {
 			return config{}, err
 		}
 	}
 	return cfg, nil
+}
+
+// newFlagSet returns the flags, which set cfg and petsFile. Their help is
+// usage, not the flag package's.
+func newFlagSet(cfg *config, petsFile *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("petstore-fake", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parseConfig returns errors and writes usage
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "")
+	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "")
+	fs.StringVar(&cfg.Key, "key", "", "")
+	fs.StringVar(petsFile, "pets", "", "")
+	fs.Func("fault", "", func(spec string) error {
+		f, err := parseFault(spec)
+		if err != nil {
+			return err
+		}
+		cfg.Faults = append(cfg.Faults, f)
+		return nil
+	})
+	return fs
 }
 
 // checkAddr checks that addr is host:port with a numeric port, and a
