@@ -23,6 +23,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/petstore/petstore-go/petstoretest"
 )
@@ -84,9 +85,33 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	logger.Printf("serving the Pet Store API at %s; animals: %d, faults: %d; stop with Ctrl-C or SIGTERM",
 		baseURL, len(cfg.Pets), len(cfg.Faults))
 	<-ctx.Done()
-	srv.Close()
+	shutdown(srv, logger)
 	logger.Print("stopped")
 	return nil
+}
+
+// shutdownGrace is how long shutdown lets requests finish. Only a client
+// that stops sending a request body in the middle needs more.
+const shutdownGrace = 3 * time.Second
+
+// shutdown closes srv, which ends stalled requests at once and waits for
+// the others; past shutdownGrace it closes their connections (before
+// httptest complains, after 5 s, of a Close that waits).
+func shutdown(srv *petstoretest.Server, logger *log.Logger) {
+	closed := make(chan struct{})
+	go func() {
+		srv.Close()
+		close(closed)
+	}()
+	timer := time.NewTimer(shutdownGrace)
+	defer timer.Stop()
+	select {
+	case <-closed:
+	case <-timer.C:
+		logger.Printf("requests still running after %v: closing their connections", shutdownGrace)
+		srv.Config.Close()
+		<-closed
+	}
 }
 
 // localURL returns u with an unspecified host (0.0.0.0 or ::, from

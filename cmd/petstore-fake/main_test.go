@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -27,6 +30,7 @@ func TestProgram(t *testing.T) {
 	t.Run("UsageErrors", func(t *testing.T) { t.Parallel(); testUsageErrors(t, bin) })
 	t.Run("Help", func(t *testing.T) { t.Parallel(); testHelp(t, bin) })
 	t.Run("AddressInUse", func(t *testing.T) { t.Parallel(); testAddressInUse(t, bin) })
+	t.Run("StuckUpload", func(t *testing.T) { t.Parallel(); testStuckUpload(t, bin) })
 }
 
 // newSDKClient returns a client of the fake at baseURL, with fast retries.
@@ -270,5 +274,42 @@ func TestShellQuote(t *testing.T) {
 		if got := shellQuote(tc.in); got != tc.want {
 			t.Errorf("shellQuote(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// testStuckUpload: a client that stops in the middle of a request body does
+// not keep the program from stopping (after shutdownGrace at most).
+func testStuckUpload(t *testing.T, bin string) {
+	f := startFake(t, bin, "-addr", "127.0.0.1:0")
+	baseURL, key := f.exports(t)
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// The headers promise 100 bytes of body, and ask the server to say when
+	// the handler reads it: then the request is running.
+	req := "POST /v1/pets HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer " + key +
+		"\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n"
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	status, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 100 ") {
+		t.Fatalf("after the headers: %q, %v; want HTTP/1.1 100 Continue", status, err)
+	}
+	if _, err := io.WriteString(conn, "{"); err != nil { // 1 byte of 100
+		t.Fatal(err)
+	}
+	f.signal(t, syscall.SIGTERM)
+	if code := f.wait(t); code != 0 {
+		t.Errorf("exit code = %d, want 0; stderr:\n%s", code, f.stderr.String())
+	}
+	if want := " requests still running after " + shutdownGrace.String() + ": closing their connections\n"; !strings.Contains(f.stderr.String(), want) {
+		t.Errorf("stderr does not say %q:\n%s", want, f.stderr.String())
 	}
 }
