@@ -30,8 +30,9 @@ stdout, for a shell to eval:
 
 then logs one line per request on stderr (time, method, path, status,
 duration; never the key, headers or query) until SIGINT or SIGTERM, when it
-stops and exits 0. Exit status 2: bad flags or -pets file; 1: other failures,
-such as an address already in use.
+stops (ending stalled requests with a 503, and after 3s closing the
+connections of requests still running) and exits 0. Exit status 2: bad flags
+or -pets file; 1: other failures, such as an address already in use.
 
 Flags:
   -addr HOST:PORT

@@ -313,3 +313,11 @@ func testStuckUpload(t *testing.T, bin string) {
 		t.Errorf("stderr does not say %q:\n%s", want, f.stderr.String())
 	}
 }
+
+// TestUsageSaysTheGrace keeps -h in step with shutdownGrace.
+func TestUsageSaysTheGrace(t *testing.T) {
+	t.Parallel()
+	if want := "after " + shutdownGrace.String() + " closing the"; !strings.Contains(usage, want) {
+		t.Errorf("usage does not say %q", want)
+	}
+}
