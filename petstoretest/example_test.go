@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"time"
 
@@ -29,6 +30,39 @@ func ExampleNewServer() {
 	// Output:
 	// created: [{2 Tom 2 }]
 	// stored: [{1 Rex 1 available} {2 Tom 2 }]
+}
+
+// A program serving the fake at an address of its choice, with its own key,
+// printing each request (as cmd/petstore-fake does).
+func ExampleNewUnstartedServer() {
+	l, err := net.Listen("tcp", "127.0.0.1:0") // or a fixed port, such as "127.0.0.1:8080"
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := petstoretest.NewUnstartedServer()
+	defer srv.Close()
+	srv.Listener = l
+	srv.APIKey = "my-test-key"
+	next := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Println("request:", r.Method, r.URL.Path)
+		next.ServeHTTP(w, r)
+	})
+	srv.AddPet(petstore.NewPet{Name: "Rex", CategoryID: 1, Status: petstore.PetStatusAvailable})
+	srv.Start()
+
+	c, err := petstore.NewClient("my-test-key", petstore.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	pets, err := c.ListPets(context.Background(), petstore.ListPetsParams{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("pets:", pets)
+	// Output:
+	// request: GET /v1/pets
+	// pets: [{1 Rex 1 available}]
 }
 
 func ExampleServer_InjectFault() {

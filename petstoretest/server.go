@@ -18,6 +18,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -36,8 +37,8 @@ const (
 	sunsetHeader      = "Thu, 05 Dec 2030 00:00:00 GMT"
 )
 
-// Server is an in-memory Pet Store listening on a loopback address. It is
-// safe for concurrent use.
+// Server is an in-memory Pet Store listening on a loopback address (or on
+// the Listener set before [Server.Start]). It is safe for concurrent use.
 //
 // Where the interface is silent, the fake chooses: ids start at 1 and grow
 // by one; GET /pets returns animals in id order; an animal created without a
@@ -52,8 +53,17 @@ type Server struct {
 	// as "http://127.0.0.1:40123/v1". Pass it to petstore.WithBaseURL.
 	URL string
 	// APIKey is the only API key the server accepts, random for each
-	// Server.
+	// Server. It may be changed after NewUnstartedServer and before Start.
 	APIKey string
+	// Listener is where the server accepts connections: a listener on a
+	// random loopback port made by NewUnstartedServer (or NewServer). To
+	// serve elsewhere, such as at a fixed address, set it after
+	// NewUnstartedServer and before Start; Start then closes the first one.
+	Listener net.Listener
+	// Config is the HTTP server that serves the fake; its Handler is the
+	// fake's handler. It may be changed after NewUnstartedServer and before
+	// Start, for example to wrap the Handler with one that logs requests.
+	Config *http.Server
 
 	hs        *httptest.Server
 	mux       *http.ServeMux
@@ -71,6 +81,17 @@ type Server struct {
 // NewServer starts and returns a new, empty [Server].
 // The caller should call Close when finished, to shut it down.
 func NewServer() *Server {
+	s := NewUnstartedServer()
+	s.Start()
+	return s
+}
+
+// NewUnstartedServer returns a new, empty [Server] but doesn't start it, in
+// the manner of httptest.NewUnstartedServer. After changing its APIKey,
+// Listener or Config, and adding animals and faults, the caller should call
+// Start, then Close when finished. Until Start, URL is empty and nothing is
+// served.
+func NewUnstartedServer() *Server {
 	var key [16]byte
 	if _, err := rand.Read(key[:]); err != nil {
 		panic("petstoretest: " + err.Error())
@@ -89,9 +110,28 @@ func NewServer() *Server {
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such path: "+r.URL.Path)
 	})
-	s.hs = httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = s.hs.URL + basePath
+	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.Listener = s.hs.Listener
+	s.Config = s.hs.Config
 	return s
+}
+
+// Start starts a server from NewUnstartedServer on its Listener and sets
+// URL. Start panics if the server was already started or APIKey is empty.
+func (s *Server) Start() {
+	if s.URL != "" {
+		panic("petstoretest: Start: server already started")
+	}
+	if s.APIKey == "" {
+		panic("petstoretest: Start: empty APIKey")
+	}
+	if s.Listener != s.hs.Listener {
+		s.hs.Listener.Close()
+		s.hs.Listener = s.Listener
+	}
+	s.hs.Config = s.Config
+	s.hs.Start()
+	s.URL = s.hs.URL + basePath
 }
 
 // basePath is the version segment the server serves under.
@@ -99,10 +139,13 @@ const basePath = "/v1"
 
 // Close shuts the server down, ending stalled requests at once (with a 503),
 // and blocks until all outstanding requests have completed. Calling it again does
-// nothing.
+// nothing. On a server that was never started, it closes the Listener.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.closing)
+		if s.Listener != s.hs.Listener { // set, and never started
+			s.Listener.Close()
+		}
 		s.hs.Close()
 	})
 }

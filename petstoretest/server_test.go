@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -673,5 +675,149 @@ func TestConcurrentUse(t *testing.T) {
 	// Each worker made 1 create + 2 list attempts (one faulted) per round.
 	if got, want := srv.Requests(), 3*workers*perWorker; got != want {
 		t.Errorf("Requests() = %d, want %d", got, want)
+	}
+}
+
+// pathRecorder is a handler that records the path of each request, then
+// passes it to next.
+type pathRecorder struct {
+	next  http.Handler
+	mu    sync.Mutex
+	paths []string
+}
+
+func (h *pathRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.paths = append(h.paths, r.URL.Path)
+	h.mu.Unlock()
+	h.next.ServeHTTP(w, r)
+}
+
+func (h *pathRecorder) Paths() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.paths)
+}
+
+// listen returns a listener on a random loopback port, closed at the end of
+// the test.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func TestNewUnstartedServerSettings(t *testing.T) {
+	t.Parallel()
+	srv := petstoretest.NewUnstartedServer()
+	t.Cleanup(srv.Close)
+	if srv.URL != "" {
+		t.Errorf("URL before Start = %q, want empty", srv.URL)
+	}
+	first := srv.Listener
+	l := listen(t)
+	rec := &pathRecorder{next: srv.Config.Handler}
+	srv.APIKey = "chosen-key"
+	srv.Listener = l
+	srv.Config.Handler = rec
+	srv.AddPet(petstore.NewPet{Name: "Rex", CategoryID: 1, Status: petstore.PetStatusAvailable})
+	srv.InjectFault(petstoretest.Fault{Operation: "ListPets", Status: http.StatusServiceUnavailable})
+	srv.Start()
+
+	if want := "http://" + l.Addr().String() + "/v1"; srv.URL != want {
+		t.Errorf("URL = %q, want %q", srv.URL, want)
+	}
+	pets, err := newClient(t, srv).ListPets(context.Background(), petstore.ListPetsParams{})
+	if err != nil {
+		t.Fatalf("ListPets with the chosen key: %v", err)
+	}
+	if diff := cmp.Diff([]petstore.Pet{{ID: 1, Name: "Rex", CategoryID: 1, Status: petstore.PetStatusAvailable}}, pets); diff != "" {
+		t.Errorf("ListPets mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"/v1/pets", "/v1/pets"}, rec.Paths()); diff != "" {
+		t.Errorf("requests seen by the wrapping handler mismatch (-want +got):\n%s", diff)
+	}
+	if got := do(t, srv, "GET", "/pets", "Bearer wrong-key", ""); got.Status != http.StatusUnauthorized {
+		t.Errorf("another key: status %d, want 401", got.Status)
+	}
+	if _, err := first.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("the replaced listener: Accept() = %v, want net.ErrClosed", err)
+	}
+}
+
+func TestNewUnstartedServerDefaults(t *testing.T) {
+	t.Parallel()
+	srv := petstoretest.NewUnstartedServer()
+	t.Cleanup(srv.Close)
+	srv.Start()
+	if want := "http://" + srv.Listener.Addr().String() + "/v1"; srv.URL != want {
+		t.Errorf("URL = %q, want %q", srv.URL, want)
+	}
+	if !strings.HasPrefix(srv.APIKey, "pst_") {
+		t.Errorf("APIKey = %q, want a random pst_ key", srv.APIKey)
+	}
+	if got := do(t, srv, "GET", "/pets", "Bearer "+srv.APIKey, ""); got.Status != http.StatusOK {
+		t.Errorf("GET /pets: status %d, want 200", got.Status)
+	}
+}
+
+func TestStartPanics(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		prepare func(*petstoretest.Server)
+		want    any
+	}{
+		{"already started", (*petstoretest.Server).Start, "petstoretest: Start: server already started"},
+		{"empty APIKey", func(s *petstoretest.Server) { s.APIKey = "" }, "petstoretest: Start: empty APIKey"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := petstoretest.NewUnstartedServer()
+			t.Cleanup(srv.Close)
+			tc.prepare(srv)
+			if diff := cmp.Diff(tc.want, panicOf(srv.Start)); diff != "" {
+				t.Errorf("Start panic mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// NewServer's servers are started.
+	srv := petstoretest.NewServer()
+	t.Cleanup(srv.Close)
+	if diff := cmp.Diff(any("petstoretest: Start: server already started"), panicOf(srv.Start)); diff != "" {
+		t.Errorf("Start after NewServer panic mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestCloseUnstartedServer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		replace bool
+	}{
+		{"its own listener", false},
+		{"a listener set before Start", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := petstoretest.NewUnstartedServer()
+			first := srv.Listener
+			if tc.replace {
+				srv.Listener = listen(t)
+			}
+			srv.Close()
+			srv.Close() // a second Close does nothing
+			for _, l := range []net.Listener{first, srv.Listener} {
+				if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
+					t.Errorf("after Close: Accept() on %v = %v, want net.ErrClosed", l.Addr(), err)
+				}
+			}
+		})
 	}
 }

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/petstore/petstore-go"
+	"github.com/petstore/petstore-go/petstoretest"
+)
+
+// usage is the text of -h. Keep it in step with the flags of parseConfig
+// (TestUsageNamesEveryFlag checks that it names each one).
+const usage = `Usage: petstore-fake [flags]
+
+petstore-fake serves the in-memory fake Pet Store of package petstoretest
+(github.com/petstore/petstore-go) over plain HTTP, for scripts, CI jobs and
+tools in other languages. Once it accepts connections it prints two lines on
+stdout, for a shell to eval:
+
+  export PETSTORE_BASE_URL=http://127.0.0.1:8080/v1
+  export PETSTORE_API_KEY=pst_...
+
+then logs one line per request on stderr (time, method, path, status,
+duration; never the key, headers or query) until SIGINT or SIGTERM, when it
+stops (ending stalled requests with a 503, and after 3s closing the
+connections of requests still running) and exits 0. Exit status 2: bad flags
+or -pets file; 1: other failures, such as an address already in use.
+
+Flags:
+  -addr HOST:PORT
+      address to listen on (default 127.0.0.1:8080); port 0 picks a free
+      port. HOST must be loopback (127.0.0.1, ::1, localhost) unless
+      -allow-remote is given.
+  -allow-remote
+      allow a HOST that is not loopback, such as 0.0.0.0. The fake speaks
+      plain HTTP: anyone who can reach it sees the key.
+  -key KEY
+      the only API key the fake accepts (default: a random pst_... key). It
+      must be one the SDK can send: ASCII letters, digits and -._~+/, then
+      optional = padding.
+  -pets FILE
+      start with the animals of FILE, a JSON array of objects with name
+      (required), categoryId (required) and status (available, pending or
+      sold; optional), given ids 1, 2, ... in order:
+        [{"name": "Rex", "categoryId": 1, "status": "available"}]
+  -fault SPEC
+      make the next matching requests fail or stall, to test retries and
+      timeouts. Repeatable: faults apply in the order given, each request
+      meets at most one, and they apply before the key is checked. SPEC is
+      comma-separated key=value pairs:
+        op=ListPets|CreatePet|GetPet  only this operation (default: any request)
+        count=N                       the next N matching requests (default 1)
+        status=CODE                   answer CODE (400..599) with an Error body
+        retry-after=DURATION          with status: a Retry-After header, in
+                                      whole seconds rounded up
+        delay=DURATION                stall first; without status, then serve
+                                      normally. A stall ends early when the
+                                      client gives up or the fake stops.
+      A fault needs status, delay or both. DURATION is Go's: 500ms, 2s, 1m.
+        -fault op=ListPets,count=2,status=503
+        -fault status=429,retry-after=30s
+        -fault op=CreatePet,delay=10s
+`
+
+// config is what the flags ask for.
+type config struct {
+	Addr        string
+	AllowRemote bool
+	Key         string // "" for a random one
+	Pets        []petstore.NewPet
+	Faults      []petstoretest.Fault
+}
+
+// parseConfig parses the command-line arguments (without the program name).
+// It returns flag.ErrHelp for -h, after writing the usage to stderr. Any
+// other error is a usage error.
+func parseConfig(args []string, stderr io.Writer) (config, error) {
+	var cfg config
+	var petsFile string
+	fs := newFlagSet(&cfg, &petsFile)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(stderr, usage)
+		}
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected argument %q: petstore-fake takes only flags", fs.Arg(0))
+	}
+	if err := checkAddr(cfg.Addr, cfg.AllowRemote); err != nil {
+		return config{}, err
+	}
+	if err := checkKey(cfg.Key); err != nil {
+		return config{}, err
+	}
+	if petsFile != "" {
+		var err error
+		if cfg.Pets, err = loadPets(petsFile); err != nil {
+			return config{}, err
+		}
+	}
+	return cfg, nil
+}
+
+// newFlagSet returns the flags, which set cfg and petsFile. Their help is
+// usage, not the flag package's.
+func newFlagSet(cfg *config, petsFile *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("petstore-fake", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parseConfig returns errors and writes usage
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "")
+	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "")
+	fs.StringVar(&cfg.Key, "key", "", "")
+	fs.StringVar(petsFile, "pets", "", "")
+	fs.Func("fault", "", func(spec string) error {
+		f, err := parseFault(spec)
+		if err != nil {
+			return err
+		}
+		cfg.Faults = append(cfg.Faults, f)
+		return nil
+	})
+	return fs
+}
+
+// checkAddr checks that addr is host:port with a numeric port, and a
+// loopback host unless allowRemote. It looks nothing up.
+func checkAddr(addr string, allowRemote bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-addr %q: want HOST:PORT, such as 127.0.0.1:8080 (%v)", addr, err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("-addr %q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	if allowRemote || isLoopbackHost(host) {
+		return nil
+	}
+	what := "is not a loopback address"
+	if host == "" {
+		what = "listens on every interface"
+	}
+	return fmt.Errorf("-addr %q %s; use 127.0.0.1, ::1 or localhost, or add -allow-remote to serve other hosts (over plain HTTP, key included)", addr, what)
+}
+
+// isLoopbackHost reports whether host is "localhost" or a loopback IP.
+func isLoopbackHost(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+// checkKey checks a -key value: empty (a random key), or a key the SDK can
+// send. NewClient applies the SDK's own rule and sends nothing; its error
+// names the position of a bad character, never the key.
+func checkKey(key string) error {
+	if key == "" {
+		return nil
+	}
+	if strings.TrimSpace(key) == "" {
+		return errors.New("-key is blank")
+	}
+	if _, err := petstore.NewClient(key, petstore.WithBaseURL("http://127.0.0.1/v1")); err != nil {
+		return fmt.Errorf("-key: %v", err)
+	}
+	return nil
+}
+
+// petJSON is an animal of a -pets file. Pointers tell a missing field from
+// a zero one.
+type petJSON struct {
+	Name       *string `json:"name"`
+	CategoryID *int64  `json:"categoryId"`
+	Status     *string `json:"status"`
+}
+
+// loadPets reads a -pets file: a JSON array of animals, each checked as
+// POST /pets checks one, except that unknown fields are refused (a typo
+// such as "categoryID" would otherwise go unnoticed).
+func loadPets(name string) ([]petstore.NewPet, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("-pets: %v", err)
+	}
+	var raws []json.RawMessage
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '[' {
+		return nil, fmt.Errorf("-pets %s: want a JSON array of animals, such as [{\"name\": \"Rex\", \"categoryId\": 1}]", name)
+	}
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return nil, fmt.Errorf("-pets %s: invalid JSON: %v", name, err)
+	}
+	pets := make([]petstore.NewPet, 0, len(raws))
+	for i, raw := range raws {
+		p, err := decodePet(raw)
+		if err != nil {
+			return nil, fmt.Errorf("-pets %s: animal %d: %v", name, i+1, err)
+		}
+		pets = append(pets, p)
+	}
+	return pets, nil
+}
+
+// decodePet decodes and checks one animal of a -pets file.
+func decodePet(raw json.RawMessage) (petstore.NewPet, error) {
+	if raw[0] != '{' {
+		return petstore.NewPet{}, errors.New("want an object with name, categoryId and status")
+	}
+	var pj petJSON
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&pj); err != nil {
+		return petstore.NewPet{}, fmt.Errorf("%v (want name: string, categoryId: integer, status: string)", err)
+	}
+	var p petstore.NewPet
+	switch {
+	case pj.Name == nil || *pj.Name == "":
+		return p, errors.New("name is required")
+	case pj.CategoryID == nil:
+		return p, errors.New("categoryId is required")
+	}
+	p.Name, p.CategoryID = *pj.Name, *pj.CategoryID
+	if pj.Status != nil {
+		switch st := petstore.PetStatus(*pj.Status); st {
+		case petstore.PetStatusAvailable, petstore.PetStatusPending, petstore.PetStatusSold:
+			p.Status = st
+		default:
+			return p, fmt.Errorf("status %q is not available, pending or sold", *pj.Status)
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/petstore/petstore-go"
+	"github.com/petstore/petstore-go/petstoretest"
+)
+
+// testdataPets are the animals of testdata/pets.json.
+var testdataPets = []petstore.NewPet{
+	{Name: "Rex", CategoryID: 1, Status: petstore.PetStatusAvailable},
+	{Name: "Tom", CategoryID: 2, Status: petstore.PetStatusPending},
+	{Name: "Kiwi", CategoryID: 3},
+}
+
+func TestParseConfig(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want config
+	}{
+		{"defaults", nil, config{Addr: "127.0.0.1:8080"}},
+		{"a free port", []string{"-addr", "127.0.0.1:0"}, config{Addr: "127.0.0.1:0"}},
+		{"localhost", []string{"-addr=localhost:9000"}, config{Addr: "localhost:9000"}},
+		{"IPv6 loopback", []string{"-addr", "[::1]:0"}, config{Addr: "[::1]:0"}},
+		{"another loopback address", []string{"-addr", "127.0.0.2:0"}, config{Addr: "127.0.0.2:0"}},
+		{"every interface, allowed", []string{"-allow-remote", "-addr", "0.0.0.0:8080"},
+			config{Addr: "0.0.0.0:8080", AllowRemote: true}},
+		{"a key", []string{"-key", "my-key_1.0~+/=="}, config{Addr: "127.0.0.1:8080", Key: "my-key_1.0~+/=="}},
+		{"pets", []string{"-pets", "testdata/pets.json"}, config{Addr: "127.0.0.1:8080", Pets: testdataPets}},
+		{
+			name: "faults, in order",
+			args: []string{"-fault", "op=ListPets,count=2,status=503", "-fault", "delay=1s"},
+			want: config{Addr: "127.0.0.1:8080", Faults: []petstoretest.Fault{
+				{Operation: "ListPets", Count: 2, Status: 503},
+				{Delay: time.Second},
+			}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var stderr bytes.Buffer
+			got, err := parseConfig(tc.args, &stderr)
+			if err != nil {
+				t.Fatalf("parseConfig(%q): %v", tc.args, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("parseConfig(%q) mismatch (-want +got):\n%s", tc.args, diff)
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("parseConfig(%q) wrote %q, want nothing", tc.args, stderr.String())
+			}
+		})
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string // the error, or its start when it ends with an OS or JSON message
+	}{
+		{[]string{"-nope"}, "flag provided but not defined: -nope"},
+		{[]string{"serve"}, `unexpected argument "serve": petstore-fake takes only flags`},
+		{[]string{"-addr", "0.0.0.0:8080"}, `-addr "0.0.0.0:8080" is not a loopback address; use 127.0.0.1, ::1 or localhost, or add -allow-remote`},
+		{[]string{"-addr", "[::]:0"}, `-addr "[::]:0" is not a loopback address`},
+		{[]string{"-addr", "192.168.1.10:0"}, `-addr "192.168.1.10:0" is not a loopback address`},
+		{[]string{"-addr", "example.com:80"}, `-addr "example.com:80" is not a loopback address`},
+		{[]string{"-addr", ":8080"}, `-addr ":8080" listens on every interface; use 127.0.0.1`},
+		{[]string{"-addr", "127.0.0.1"}, `-addr "127.0.0.1": want HOST:PORT, such as 127.0.0.1:8080`},
+		{[]string{"-addr", "127.0.0.1:http"}, `-addr "127.0.0.1:http": port "http" is not a number from 0 to 65535`},
+		{[]string{"-addr", "127.0.0.1:65536"}, `-addr "127.0.0.1:65536": port "65536" is not a number from 0 to 65535`},
+		{[]string{"-allow-remote", "-addr", "0.0.0.0"}, `-addr "0.0.0.0": want HOST:PORT`},
+		{[]string{"-key", "   "}, "-key is blank"},
+		{[]string{"-key", "my key"}, "-key: petstore: API key: character 3 is a space (stray whitespace?)"},
+		{[]string{"-key", `"k"`}, "-key: petstore: API key: character 1 is a quote"},
+		{[]string{"-fault", "status=200"}, `invalid value "status=200" for flag -fault: status "200" is not an error status (400..599)`},
+		{[]string{"-pets", "testdata/no-such-file.json"}, "-pets: open testdata/no-such-file.json: "},
+		{[]string{"-pets", "testdata"}, "-pets: read testdata: "},
+		{[]string{"-pets", "testdata/not-an-array.json"}, "-pets testdata/not-an-array.json: want a JSON array of animals"},
+		{[]string{"-pets", "testdata/no-name.json"}, "-pets testdata/no-name.json: animal 2: name is required"},
+	}
+	for _, tc := range tests {
+		var stderr bytes.Buffer
+		_, err := parseConfig(tc.args, &stderr)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("parseConfig(%q) = %v, want an error starting %q", tc.args, err, tc.want)
+		}
+		if stderr.Len() > 0 {
+			t.Errorf("parseConfig(%q) wrote %q, want nothing (main writes the error)", tc.args, stderr.String())
+		}
+	}
+}
+
+func TestParseConfigHelp(t *testing.T) {
+	t.Parallel()
+	for _, arg := range []string{"-h", "-help", "--help"} {
+		var stderr bytes.Buffer
+		_, err := parseConfig([]string{arg}, &stderr)
+		if !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("parseConfig(%q) = %v, want flag.ErrHelp", arg, err)
+		}
+		if diff := cmp.Diff(usage, stderr.String()); diff != "" {
+			t.Errorf("parseConfig(%q) output mismatch (-want +got):\n%s", arg, diff)
+		}
+	}
+}
+
+// TestUsageNamesEveryFlag keeps the hand-written usage in step with the
+// flags.
+func TestUsageNamesEveryFlag(t *testing.T) {
+	t.Parallel()
+	fs := newFlagSet(new(config), new(string))
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(usage, "\n  -"+f.Name+"\n") && !strings.Contains(usage, "\n  -"+f.Name+" ") {
+			t.Errorf("usage does not describe -%s", f.Name)
+		}
+	})
+}
+
+func TestLoadPets(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		content string
+		want    []petstore.NewPet
+		wantErr string // the error after "-pets FILE: ", or its start
+	}{
+		{name: "empty array", content: "[]", want: []petstore.NewPet{}},
+		{name: "spaces around", content: " \n[{\"name\": \"Rex\", \"categoryId\": 1}]\n",
+			want: []petstore.NewPet{{Name: "Rex", CategoryID: 1}}},
+		{name: "every status", content: `[{"name":"A","categoryId":1,"status":"available"},{"name":"B","categoryId":-2,"status":"pending"},{"name":"C","categoryId":0,"status":"sold"}]`,
+			want: []petstore.NewPet{{Name: "A", CategoryID: 1, Status: "available"}, {Name: "B", CategoryID: -2, Status: "pending"}, {Name: "C", Status: "sold"}}},
+		{name: "empty file", content: "", wantErr: "want a JSON array of animals"},
+		{name: "an object", content: `{"name":"Rex","categoryId":1}`, wantErr: "want a JSON array of animals"},
+		{name: "null", content: "null", wantErr: "want a JSON array of animals"},
+		{name: "bad JSON", content: `[{"name":"Rex",}]`, wantErr: "invalid JSON: invalid character '}'"},
+		{name: "data after the array", content: `[] []`, wantErr: "invalid JSON: invalid character '['"},
+		{name: "not an object", content: `[{"name":"Rex","categoryId":1}, "Tom"]`, wantErr: "animal 2: want an object with name, categoryId and status"},
+		{name: "no name", content: `[{"categoryId":1}]`, wantErr: "animal 1: name is required"},
+		{name: "empty name", content: `[{"name":"","categoryId":1}]`, wantErr: "animal 1: name is required"},
+		{name: "null name", content: `[{"name":null,"categoryId":1}]`, wantErr: "animal 1: name is required"},
+		{name: "no categoryId", content: `[{"name":"Rex"}]`, wantErr: "animal 1: categoryId is required"},
+		{name: "a typo", content: `[{"name":"Rex","category_id":1}]`, wantErr: `animal 1: json: unknown field "category_id" (want name: string, categoryId: integer, status: string)`},
+		{name: "an id", content: `[{"id":7,"name":"Rex","categoryId":1}]`, wantErr: `animal 1: json: unknown field "id"`},
+		{name: "a fractional categoryId", content: `[{"name":"Rex","categoryId":1.5}]`, wantErr: "animal 1: json: cannot unmarshal number 1.5 into Go struct field"},
+		{name: "a name that is a number", content: `[{"name":1,"categoryId":1}]`, wantErr: "animal 1: json: cannot unmarshal number into Go struct field"},
+		{name: "an unknown status", content: `[{"name":"Rex","categoryId":1,"status":"lost"}]`, wantErr: `animal 1: status "lost" is not available, pending or sold`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			name := filepath.Join(t.TempDir(), "pets.json")
+			if err := os.WriteFile(name, []byte(tc.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := loadPets(name)
+			if tc.wantErr != "" {
+				if want := "-pets " + name + ": " + tc.wantErr; err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Errorf("loadPets(%s) = %v, want an error starting %q", tc.content, err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("loadPets(%s): %v", tc.content, err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("loadPets(%s) mismatch (-want +got):\n%s", tc.content, diff)
+			}
+		})
+	}
+}

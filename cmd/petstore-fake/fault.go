@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/petstore/petstore-go/petstoretest"
+)
+
+// parseFault parses a -fault SPEC, such as "op=GetPet,count=2,status=503",
+// into a Fault that petstoretest.Server.InjectFault accepts (it panics on
+// one it does not; this returns an error instead).
+func parseFault(spec string) (petstoretest.Fault, error) {
+	var f petstoretest.Fault
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(spec, ",") {
+		key, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return f, fmt.Errorf("%q is not key=value (keys: op, count, status, retry-after, delay)", kv)
+		}
+		if seen[key] {
+			return f, fmt.Errorf("%s is given twice", key)
+		}
+		seen[key] = true
+		var err error
+		switch key {
+		case "op":
+			f.Operation, err = parseOperation(val)
+		case "count":
+			f.Count, err = strconv.Atoi(val)
+			if err != nil || f.Count < 1 {
+				err = fmt.Errorf("count %q is not a positive integer", val)
+			}
+		case "status":
+			f.Status, err = strconv.Atoi(val)
+			if err != nil || f.Status < 400 || f.Status > 599 {
+				err = fmt.Errorf("status %q is not an error status (400..599)", val)
+			}
+		case "retry-after":
+			f.RetryAfter, err = parseDuration(key, val)
+		case "delay":
+			f.Delay, err = parseDuration(key, val)
+		default:
+			err = fmt.Errorf("unknown key %q (keys: op, count, status, retry-after, delay)", key)
+		}
+		if err != nil {
+			return f, err
+		}
+	}
+	switch {
+	case f.RetryAfter > 0 && f.Status == 0:
+		return f, errors.New("retry-after needs a status")
+	case f.Status == 0 && f.Delay == 0:
+		return f, errors.New("a fault needs a status, a delay or both")
+	}
+	return f, nil
+}
+
+func parseOperation(op string) (string, error) {
+	switch op {
+	case "ListPets", "CreatePet", "GetPet":
+		return op, nil
+	}
+	return "", fmt.Errorf("op %q is not ListPets, CreatePet or GetPet", op)
+}
+
+func parseDuration(key, val string) (time.Duration, error) {
+	d, err := time.ParseDuration(val)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s %q is not a duration such as 500ms, 2s or 1m", key, val)
+	}
+	return d, nil
+}

@@ -1,0 +1,147 @@
+// Petstore-fake serves the in-memory fake Pet Store of package petstoretest
+// on a loopback address, for scripts, CI jobs and tools in other languages:
+//
+//	go run github.com/petstore/petstore-go/cmd/petstore-fake@latest -addr 127.0.0.1:0
+//
+// Once it accepts connections it prints, on stdout, two lines for a shell to
+// eval (export PETSTORE_BASE_URL=... and export PETSTORE_API_KEY=...), then
+// logs one line per request on stderr until SIGINT or SIGTERM. Run it with
+// -h for its flags: the address, the key, the animals to start with, and
+// faults to inject.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/petstore/petstore-go/petstoretest"
+)
+
+func main() {
+	cfg, err := parseConfig(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "petstore-fake: %v\nRun petstore-fake -h for usage.\n", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cfg, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "petstore-fake: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// run serves the fake cfg describes until ctx is done. It writes the two
+// export lines to stdout once the fake accepts connections, and its log to
+// stderr.
+func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
+	l, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	ip := l.Addr().(*net.TCPAddr).IP
+	if !cfg.AllowRemote && !ip.IsLoopback() { // "localhost" resolved elsewhere
+		l.Close()
+		return fmt.Errorf("-addr %q listens on %v, which is not loopback; add -allow-remote to allow it", cfg.Addr, ip)
+	}
+
+	srv := petstoretest.NewUnstartedServer()
+	defer srv.Close()
+	srv.Listener = l
+	if cfg.Key != "" {
+		srv.APIKey = cfg.Key
+	}
+	logger := log.New(stderr, "", log.Ltime|log.Lmicroseconds)
+	srv.Config.Handler = logRequests(srv.Config.Handler, logger, srv.APIKey)
+	srv.Config.ErrorLog = logger
+	for _, p := range cfg.Pets {
+		srv.AddPet(p)
+	}
+	for _, f := range cfg.Faults {
+		srv.InjectFault(f)
+	}
+	srv.Start()
+
+	baseURL := localURL(srv.URL)
+	// Both lines in one write, so that a reader sees both or neither.
+	if _, err := fmt.Fprintf(stdout, "export PETSTORE_BASE_URL=%s\nexport PETSTORE_API_KEY=%s\n",
+		shellQuote(baseURL), shellQuote(srv.APIKey)); err != nil {
+		return err
+	}
+	logger.Printf("serving the Pet Store API at %s; animals: %d, faults: %d; stop with Ctrl-C or SIGTERM",
+		baseURL, len(cfg.Pets), len(cfg.Faults))
+	<-ctx.Done()
+	shutdown(srv, logger)
+	logger.Print("stopped")
+	return nil
+}
+
+// shutdownGrace is how long shutdown lets requests finish. Only a client
+// that stops sending a request body in the middle needs more.
+const shutdownGrace = 3 * time.Second
+
+// shutdown closes srv, which ends stalled requests at once and waits for
+// the others; past shutdownGrace it closes their connections (before
+// httptest complains, after 5 s, of a Close that waits).
+func shutdown(srv *petstoretest.Server, logger *log.Logger) {
+	closed := make(chan struct{})
+	go func() {
+		srv.Close()
+		close(closed)
+	}()
+	timer := time.NewTimer(shutdownGrace)
+	defer timer.Stop()
+	select {
+	case <-closed:
+	case <-timer.C:
+		logger.Printf("requests still running after %v: closing their connections", shutdownGrace)
+		srv.Config.Close()
+		<-closed
+	}
+}
+
+// localURL returns u with an unspecified host (0.0.0.0 or ::, from
+// -allow-remote) replaced by the loopback address of its family: the URL
+// this machine's processes can use, and one the SDK accepts over http.
+func localURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	ip := net.ParseIP(p.Hostname())
+	switch {
+	case ip == nil || !ip.IsUnspecified():
+		return u
+	case ip.To4() != nil:
+		p.Host = net.JoinHostPort("127.0.0.1", p.Port())
+	default:
+		p.Host = net.JoinHostPort("::1", p.Port())
+	}
+	return p.String()
+}
+
+// shellQuote returns s as a word a POSIX shell reads back as s: as it is
+// when it holds only characters no shell treats specially (a random key, an
+// IPv4 URL), else in single quotes.
+func shellQuote(s string) string {
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune("-._/:+=@%", c)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
