@@ -1,18 +1,12 @@
 package petstore
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -26,420 +20,163 @@ import (
 	"github.com/petstore/petstore-go/internal/transport"
 )
 
-// This file holds a Pet Store served over real loopback sockets that
-// misbehaves on purpose, and TestFaultInjection, which drives thousands of
-// calls through one Client against it.
+// TestFaultInjection drives thousands of calls through one Client against
+// the fault server (faultserver_test.go), then checks each call against what
+// the server did to each of its attempts.
 
-// faultKind is what the fault server does with one request.
-type faultKind int
-
-const (
-	faultNone               faultKind = iota // answer normally
-	fault429                                 // 429 without Retry-After
-	fault429RetryAfter                       // 429 with Retry-After: 0 (within the client's max: waited for)
-	fault429RetryAfterLong                   // 429 with Retry-After: 120 (over the client's max: not waited for)
-	fault5xxJSON                             // 500, 502, 503 or 504 with an Error body
-	fault5xxHTML                             // 500, 502, 503 or 504 with an HTML page
-	faultResetBeforeHeaders                  // the connection is reset before any byte of the response
-	faultResetAfterHeaders                   // 200 and its headers, then a reset
-	faultTruncatedBody                       // 200 with a Content-Length larger than the body sent
-	faultStall                               // no answer until the client gives up
-	// Kinds for the key-leak test only:
-	faultMalformed   // a response head that is not HTTP, echoing the key
-	faultErrorStatus // f.status (4xx, 3xx) with an Error body
-	faultRedirect    // f.status (3xx) to another origin
-	faultOversize    // a 2xx body over the SDK's 10 MiB limit
-	faultBadBody     // a 2xx body that is not the documented shape
-	numFaultKinds
-)
-
-var faultNames = [numFaultKinds]string{
-	"none", "429", "429 Retry-After within max", "429 Retry-After over max", "5xx JSON", "5xx HTML",
-	"reset before headers", "reset after headers", "truncated body", "stall",
-	"malformed response", "error status", "redirect", "oversize body", "bad body",
-}
-
-func (k faultKind) String() string { return faultNames[k] }
-
-// fault is the plan for one request: a kind and, for 5xx kinds, the status.
-type fault struct {
-	kind   faultKind
-	status int
-}
-
-func (f fault) String() string {
-	if f.wantStatus() != 0 {
-		return f.kind.String() + " " + strconv.Itoa(f.status)
+// TestFaultInjection drives thousands of calls from many goroutines through
+// one Client (default transport) against a server that, per request, answers
+// normally or injects a fault, and checks every call: a success has the
+// right data; a failure is an *APIError with the status of the last response
+// or, for a failure without a response, an error that is not an *APIError
+// and wraps its cause; retries follow the documented policy; and CreatePet
+// never stores an animal twice, and stores every one it reports.
+//
+// The plan is a function of a seed, printed at the start; rerun one with
+// PETSTORE_FAULTS_SEED=<seed>. PETSTORE_FAULTS_LONG=1 runs ten times as many
+// calls.
+func TestFaultInjection(t *testing.T) {
+	seed := envUint(t, "PETSTORE_FAULTS_SEED", uint64(time.Now().UnixNano()))
+	scale := 1
+	if os.Getenv("PETSTORE_FAULTS_LONG") == "1" {
+		scale = 10
 	}
-	return f.kind.String()
-}
+	t.Logf("seed %d (rerun with PETSTORE_FAULTS_SEED=%d)", seed, seed)
+	const goroutines = 64
+	calls := 6000 * scale // per 12 calls: 5 ListPets, 5 GetPet, 2 CreatePet
 
-// retryAfterLong is the Retry-After of fault429RetryAfterLong, in seconds.
-const retryAfterLong = 120
-
-// wantStatus is the status of the *APIError the fault makes the call fail
-// with, or 0 when it makes no APIError.
-func (f fault) wantStatus() int {
-	switch f.kind {
-	case fault429, fault429RetryAfter, fault429RetryAfterLong:
-		return http.StatusTooManyRequests
-	case fault5xxJSON, fault5xxHTML, faultErrorStatus, faultRedirect:
-		return f.status
-	}
-	return 0
-}
-
-// transport reports whether the fault fails the attempt without a response.
-func (f fault) transport() bool {
-	switch f.kind {
-	case faultResetBeforeHeaders, faultResetAfterHeaders, faultTruncatedBody, faultStall, faultMalformed, faultOversize, faultBadBody:
-		return true
-	}
-	return false
-}
-
-// retryable reports whether the documented policy retries an attempt that
-// met the fault: reads on every failure but a 429 asking for more than the
-// client's max wait; CreatePet only on a 429 it may wait for.
-func (f fault) retryable(post bool) bool {
-	switch f.kind {
-	case faultNone, fault429RetryAfterLong:
-		return false
-	case fault429, fault429RetryAfter:
-		return true
-	}
-	return !post
-}
-
-// stores reports whether a CreatePet that meets the fault stores the animal:
-// every fault but a 429 happens after the server acted, as when it crashes
-// or stalls after committing.
-func (f fault) stores() bool {
-	switch f.kind {
-	case fault429, fault429RetryAfter, fault429RetryAfterLong:
-		return false
-	}
-	return true
-}
-
-// faultWeights is the share, in percent, of each kind in TestFaultInjection.
-var faultWeights = [numFaultKinds]int{
-	faultNone:               60,
-	fault429:                4,
-	fault429RetryAfter:      4,
-	fault429RetryAfterLong:  3,
-	fault5xxJSON:            6,
-	fault5xxHTML:            5,
-	faultResetBeforeHeaders: 5,
-	faultResetAfterHeaders:  5,
-	faultTruncatedBody:      5,
-	faultStall:              3,
-}
-
-var serverErrors = []int{500, 502, 503, 504}
-
-// seededPlan returns the fault plan of TestFaultInjection: the fault of the
-// n-th request for a key is a function of the seed, the key and n only, so
-// a run is reproducible from its seed whatever the order in which requests
-// arrive.
-func seededPlan(seed uint64) func(key string, n int) fault {
-	return func(key string, n int) fault {
-		h := fnv.New64a()
-		var b [16]byte
-		binary.LittleEndian.PutUint64(b[:8], seed)
-		binary.LittleEndian.PutUint64(b[8:], uint64(n))
-		h.Write(b[:])
-		h.Write([]byte(key))
-		x := splitmix64(h.Sum64())
-		r := int(x % 100)
-		for k, w := range faultWeights {
-			if r < w {
-				return fault{kind: faultKind(k), status: serverErrors[(x>>32)%uint64(len(serverErrors))]}
-			}
-			r -= w
-		}
-		return fault{}
-	}
-}
-
-func splitmix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
-// faultServer is a Pet Store on a loopback socket that answers each request
-// as its plan says and records what it did.
-type faultServer struct {
-	*httptest.Server
-	t     testing.TB
-	key   string                        // the API key it expects
-	plan  func(key string, n int) fault // the fault of the n-th request for a key
-	echo  bool                          // echo the API key in every error answer and header
-	stall time.Duration                 // the longest a stall lasts
-	conns atomic.Int64                  // connections accepted
-
-	mu       sync.Mutex
-	log      map[string][]fault // per request key, the faults served in order
-	attempts map[string][]fault // per attemptHeader value, the faults served in order
-	stored   map[string][]Pet   // per name, the animals CreatePet stored
-	nextID   int64
-	injected [numFaultKinds]int
-	requests int
-}
-
-func newFaultServer(t testing.TB, key string, plan func(string, int) fault) *faultServer {
-	t.Helper()
-	s := &faultServer{t: t, key: key, plan: plan, stall: 5 * time.Second,
-		log: map[string][]fault{}, attempts: map[string][]fault{}, stored: map[string][]Pet{}, nextID: 1 << 40}
-	s.Server = httptest.NewUnstartedServer(s)
-	s.Config.ConnState = func(_ net.Conn, cs http.ConnState) {
-		if cs == http.StateNew {
-			s.conns.Add(1)
-		}
-	}
-	s.Start()
-	t.Cleanup(s.Close)
-	return s
-}
-
-// Keys of requests: one per ListPets filter, GetPet id and CreatePet name.
-func listKey(limit int, status PetStatus) string {
-	q := make([]string, 0, 2)
-	if limit != 0 {
-		q = append(q, "limit="+strconv.Itoa(limit))
-	}
-	if status != "" {
-		q = append(q, "status="+string(status))
-	}
-	return "list?" + strings.Join(q, "&")
-}
-func getKey(id int64) string       { return "get/" + strconv.FormatInt(id, 10) }
-func createKey(name string) string { return "create/" + name }
-
-// listFor is what the server holds for a ListPets filter.
-func listFor(limit int, status PetStatus) []Pet {
-	if limit == 0 {
-		limit = 20
-	}
-	if status == "" {
-		status = PetStatusAvailable
-	}
-	pets := make([]Pet, limit)
-	for i := range pets {
-		pets[i] = Pet{ID: int64(i + 1), Name: fmt.Sprintf("%s-%d", status, i+1), CategoryID: int64(i%5 + 1), Status: status}
-	}
-	return pets
-}
-
-// petFor is what the server holds for GetPet(id).
-func petFor(id int64) *Pet {
-	return &Pet{ID: id, Name: "pet-" + strconv.FormatInt(id, 10), CategoryID: id%7 + 1, Status: PetStatusSold}
-}
-
-func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Authorization") != "Bearer "+s.key {
-		s.t.Errorf("%s %s: Authorization header %q is not the key", r.Method, r.URL, r.Header.Get("Authorization"))
-		w.WriteHeader(http.StatusUnauthorized)
-		return
-	}
-	var key string
-	var answer func(stored *Pet) any
-	switch id, isGet := strings.CutPrefix(r.URL.Path, "/v1/pets/"); {
-	case r.Method == http.MethodGet && r.URL.Path == "/v1/pets":
-		q := r.URL.Query()
-		limit, _ := strconv.Atoi(q.Get("limit"))
-		status := PetStatus(q.Get("status"))
-		key = listKey(limit, status)
-		if key != "list?"+r.URL.RawQuery {
-			s.t.Errorf("unexpected query %q", r.URL.RawQuery)
-		}
-		answer = func(*Pet) any { return listFor(limit, status) }
-	case r.Method == http.MethodGet && isGet:
-		n, err := strconv.ParseInt(id, 10, 64)
-		if err != nil {
-			s.t.Errorf("bad id in %s", r.URL.Path)
-		}
-		key = getKey(n)
-		answer = func(*Pet) any { return petFor(n) }
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/pets":
-		var p NewPet
-		if err := json.NewDecoder(r.Body).Decode(&p); err != nil {
-			s.t.Errorf("POST body: %v", err)
-		}
-		key = createKey(p.Name)
-		answer = func(stored *Pet) any {
-			if stored == nil {
-				s.t.Errorf("POST %q answered without storing", p.Name)
-			}
-			return stored
-		}
-		s.mu.Lock()
-		n := len(s.log[key])
-		f := s.plan(key, n)
-		var stored *Pet
-		if f.stores() {
-			s.nextID++
-			pet := Pet{ID: s.nextID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status}
-			if pet.Status == "" {
-				pet.Status = PetStatusAvailable
-			}
-			s.stored[p.Name] = append(s.stored[p.Name], pet)
-			stored = &pet
-		}
-		s.record(key, r.Header.Get(attemptHeader), f)
-		s.mu.Unlock()
-		s.answer(w, r, f, http.StatusCreated, func() any { return answer(stored) })
-		return
-	default:
-		s.t.Errorf("unexpected request %s %s", r.Method, r.URL)
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	s.mu.Lock()
-	f := s.plan(key, len(s.log[key]))
-	s.record(key, r.Header.Get(attemptHeader), f)
-	s.mu.Unlock()
-	s.answer(w, r, f, http.StatusOK, func() any { return answer(nil) })
-}
-
-// record notes that the server met f for key, in a request whose
-// attemptHeader is tag (if any); s.mu is held.
-func (s *faultServer) record(key, tag string, f fault) {
-	s.log[key] = append(s.log[key], f)
-	if tag != "" {
-		s.attempts[tag] = append(s.attempts[tag], f)
-	}
-	s.injected[f.kind]++
-	s.requests++
-}
-
-// servedTo returns the faults served so far to the requests whose
-// attemptHeader is tag: one per request, net/http's replays included.
-func (s *faultServer) servedTo(tag string) []fault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]fault(nil), s.attempts[tag]...)
-}
-
-func (s *faultServer) storedAs(name string) []Pet {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Pet(nil), s.stored[name]...)
-}
-
-// answer writes the response f calls for; ok is the status of a normal answer.
-func (s *faultServer) answer(w http.ResponseWriter, r *http.Request, f fault, ok int, body func() any) {
-	h := w.Header()
-	h.Set("X-Request-Id", "req-"+strconv.Itoa(int(f.kind)))
-	if s.echo {
-		h.Set("X-Request-Id", "req-"+s.key)
-		h.Set("WWW-Authenticate", "Bearer "+s.key)
-		h.Set("Location", "https://elsewhere.test/"+s.key)
-	}
-	errorBody := func(status int, code string) {
-		h.Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		msg := "injected " + f.kind.String()
-		if s.echo {
-			msg += " for key " + s.key
-		}
-		json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg, "status": status})
-	}
-	switch f.kind {
-	case faultNone:
-	case fault429:
-		errorBody(http.StatusTooManyRequests, "rate_limited")
-		return
-	case fault429RetryAfter:
-		h.Set("Retry-After", "0")
-		errorBody(http.StatusTooManyRequests, "rate_limited")
-		return
-	case fault429RetryAfterLong:
-		h.Set("Retry-After", strconv.Itoa(retryAfterLong))
-		errorBody(http.StatusTooManyRequests, "rate_limited")
-		return
-	case fault5xxJSON:
-		errorBody(f.status, "unavailable")
-		return
-	case fault5xxHTML:
-		h.Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(f.status)
-		fmt.Fprintf(w, "<html><head><title>%d</title></head><body><h1>Bad gateway</h1><p>%s</p></body></html>\n", f.status, h.Get("X-Request-Id"))
-		return
-	case faultResetBeforeHeaders:
-		s.hijack(w, func(c net.Conn, _ []byte) { reset(c) })
-		return
-	case faultResetAfterHeaders:
-		s.hijack(w, func(c net.Conn, head []byte) {
-			c.Write(head)
-			reset(c)
-		})
-		return
-	case faultTruncatedBody:
-		data, _ := json.Marshal(body())
-		s.hijack(w, func(c net.Conn, head []byte) {
-			c.Write(append(head, data[:len(data)/2]...))
-			c.Close()
-		})
-		return
-	case faultMalformed:
-		s.hijack(w, func(c net.Conn, _ []byte) {
-			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nX-Echo %s\r\n\r\n", s.key)
-			c.Close()
-		})
-		return
-	case faultErrorStatus:
-		errorBody(f.status, "injected")
-		return
-	case faultRedirect:
-		h.Set("Location", "https://elsewhere.test/v1/pets?key="+s.key)
-		errorBody(f.status, "moved")
-		return
-	case faultOversize:
-		h.Set("Content-Type", "application/json")
-		w.WriteHeader(ok)
-		w.Write(bytes.Repeat([]byte(" "), transport.MaxSuccessBody+1))
-		return
-	case faultBadBody:
-		h.Set("Content-Type", "application/json")
-		w.WriteHeader(ok)
-		fmt.Fprintf(w, `{"id":%s,"name":"%s","categoryId":"%s","status":%s}`, s.key, s.key, s.key, s.key)
-		return
-	case faultStall:
-		select {
-		case <-r.Context().Done():
-			return
-		case <-time.After(s.stall):
-		}
-	}
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(ok)
-	json.NewEncoder(w).Encode(body())
-}
-
-// hijack takes the connection over and hands it to f with the head of a 200
-// response whose Content-Length is larger than any body the server sends.
-func (s *faultServer) hijack(w http.ResponseWriter, f func(c net.Conn, head []byte)) {
-	c, _, err := w.(http.Hijacker).Hijack()
+	srv := newFaultServer(t, testKey, seededPlan(seed))
+	counter := new(attemptRecorder)
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(faultMaxAttempts-1),
+		WithHTTPClient(&http.Client{Transport: attemptTagger{transport.Shared()}}),
+		WithRetryWait(time.Millisecond, 5*time.Millisecond), WithTimeout(faultTimeout), WithLogger(slog.New(counter)))
 	if err != nil {
-		s.t.Errorf("hijack: %v", err)
-		return
+		t.Fatal(err)
 	}
-	head := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n"
-	if s.echo {
-		head += "X-Request-Id: req-" + s.key + "\r\n"
-	}
-	f(c, []byte(head+"\r\n"))
-}
 
-// reset closes c with a TCP reset (SO_LINGER 0) rather than a FIN.
-func reset(c net.Conn) {
-	if tc, ok := c.(*net.TCPConn); ok {
-		tc.SetLinger(0)
+	figs := &faultFigures{calls: map[string]int{}, apiErrors: map[int]int{}, transportErrors: map[string]int{}, attemptsOf: map[string]int{}}
+	statuses := []PetStatus{"", PetStatusAvailable, PetStatusPending, PetStatusSold}
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			lists := 0
+			// The goroutines stop at the first failure, so that it is not
+			// buried under thousands of others; the summary says so.
+			for i := g; i < calls && !t.Failed(); i += goroutines {
+				log := &callAttempts{id: strconv.Itoa(i)}
+				ctx := context.WithValue(context.Background(), callAttemptsKey{}, log)
+				call := faultCall{srv: srv, log: log}
+				switch i % 12 {
+				case 0, 1, 2, 3, 4:
+					// A ListPets filter is a request key, which the plan
+					// follows: each goroutine has filters of its own.
+					k := g + goroutines*(lists%(400/goroutines))
+					lists++
+					limit, status := k%100+1, statuses[k/100]
+					call.op, call.key = "ListPets", listKey(limit, status)
+					var pets []Pet
+					pets, call.err = c.ListPets(ctx, ListPetsParams{Limit: limit, Status: status})
+					call.data = func() string {
+						if pets == nil {
+							return "nil pets"
+						}
+						return diff("pets", listFor(limit, status), pets)
+					}
+				case 5, 6, 7, 8, 9:
+					id := int64(1_000_000 + i)
+					call.op, call.key = "GetPet", getKey(id)
+					var pet *Pet
+					pet, call.err = c.GetPet(ctx, id)
+					call.data = func() string { return diff("pet", petFor(id), pet) }
+				default:
+					np := NewPet{Name: fmt.Sprintf("fault-%d", i), CategoryID: int64(i%9 + 1), Status: statuses[i%4]}
+					call.op, call.key, call.post = "CreatePet", createKey(np.Name), true
+					var pet *Pet
+					pet, call.err = c.CreatePet(ctx, np)
+					call.data = func() string {
+						stored := srv.storedAs(np.Name)
+						if len(stored) != 1 {
+							return fmt.Sprintf("succeeded with %+v but the server stored %d animals", pet, len(stored))
+						}
+						want := Pet{ID: stored[0].ID, Name: np.Name, CategoryID: np.CategoryID, Status: np.Status}
+						if want.Status == "" {
+							want.Status = PetStatusAvailable
+						}
+						return diff("pet, compared with the stored one,", &want, pet)
+					}
+				}
+				figs.add(call.op, log, call.err, call.check(t))
+			}
+		}(g)
 	}
-	c.Close()
+	wg.Wait()
+	srv.Close() // waits for stalled handlers, so the counts are final
+	figs.attempts = counter.total.Load()
+
+	// Every request the server saw is an attempt the SDK logged (or
+	// net/http's replay of one): no hidden retry, no stray request.
+	tagged, replays := 0, 0
+	for tag, reqs := range srv.attempts {
+		tagged += len(reqs)
+		replays += len(reqs) - 1
+		id, n, _ := strings.Cut(tag, "/")
+		if a, err := strconv.Atoi(n); err != nil || a < 1 || a > figs.attemptsOf[id] {
+			t.Errorf("the server saw %d requests of attempt %q, which the SDK did not log (it logged %d attempts of call %s)", len(reqs), tag, figs.attemptsOf[id], id)
+		}
+	}
+	if tagged != srv.requests {
+		t.Errorf("%d of the server's %d requests were not attempts of a call", srv.requests-tagged, srv.requests)
+	}
+
+	// CreatePet: never two animals from one call.
+	duplicates, stored := 0, 0
+	for name, pets := range srv.stored {
+		stored += len(pets)
+		if len(pets) > 1 {
+			duplicates++
+			t.Errorf("CreatePet %q stored %d animals", name, len(pets))
+		}
+	}
+
+	total := 0
+	for _, n := range figs.calls {
+		total += n
+	}
+	typed := total - figs.successes
+	var b strings.Builder
+	fmt.Fprintf(&b, "fault injection, seed %d: %d calls (ListPets %d, GetPet %d, CreatePet %d) from %d goroutines through one Client\n",
+		seed, total, figs.calls["ListPets"], figs.calls["GetPet"], figs.calls["CreatePet"], goroutines)
+	fmt.Fprintf(&b, "  requests at the server: %d on %d connections; attempts by the SDK: %d (never at the server: %d); retries (attempts - calls): %d; net/http's own replays: %d\n",
+		srv.requests, srv.conns.Load(), figs.attempts, figs.attempts-int64(len(srv.attempts)), figs.attempts-int64(total), replays)
+	b.WriteString("  faults injected:")
+	for k := faultKind(1); k < numFaultKinds; k++ {
+		if srv.injected[k] > 0 {
+			fmt.Fprintf(&b, " %s %d;", k, srv.injected[k])
+		}
+	}
+	fmt.Fprintf(&b, " (answered normally: %d)\n", srv.injected[faultNone])
+	fmt.Fprintf(&b, "  successes: %d; typed failures: %d (*APIError by status %v; other errors by cause %v); calls with an attempt the machine's load disturbed (a timeout without a stall: that attempt checked on the client's side only): %d\n",
+		figs.successes, typed, figs.apiErrors, figs.transportErrors, figs.disturbed)
+	fmt.Fprintf(&b, "  CreatePet: %d animals stored for %d calls; duplicates: %d", stored, figs.calls["CreatePet"], duplicates)
+	t.Log(b.String())
+
+	switch {
+	case total != calls && t.Failed():
+		t.Logf("stopped after %d of %d calls: the goroutines stop at the first failure, reported above", total, calls)
+		return
+	case total != calls:
+		t.Errorf("made %d calls; want %d", total, calls)
+	}
+	if figs.successes == 0 || typed == 0 {
+		t.Errorf("%d successes and %d failures: the plan injects too few or too many faults", figs.successes, typed)
+	}
+	for k, w := range faultWeights {
+		if w > 0 && srv.injected[k] == 0 {
+			t.Errorf("no %s fault was injected", faultKind(k))
+		}
+	}
 }
 
 // attemptRecorder is a slog.Handler that reads the SDK's Debug record of
@@ -599,161 +336,6 @@ func envUint(t *testing.T, name string, def uint64) uint64 {
 		t.Fatalf("%s=%q: %v", name, v, err)
 	}
 	return n
-}
-
-// TestFaultInjection drives thousands of calls from many goroutines through
-// one Client (default transport) against a server that, per request, answers
-// normally or injects a fault, and checks every call: a success has the
-// right data; a failure is an *APIError with the status of the last response
-// or, for a failure without a response, an error that is not an *APIError
-// and wraps its cause; retries follow the documented policy; and CreatePet
-// never stores an animal twice, and stores every one it reports.
-//
-// The plan is a function of a seed, printed at the start; rerun one with
-// PETSTORE_FAULTS_SEED=<seed>. PETSTORE_FAULTS_LONG=1 runs ten times as many
-// calls.
-func TestFaultInjection(t *testing.T) {
-	seed := envUint(t, "PETSTORE_FAULTS_SEED", uint64(time.Now().UnixNano()))
-	scale := 1
-	if os.Getenv("PETSTORE_FAULTS_LONG") == "1" {
-		scale = 10
-	}
-	t.Logf("seed %d (rerun with PETSTORE_FAULTS_SEED=%d)", seed, seed)
-	const goroutines = 64
-	calls := 6000 * scale // per 12 calls: 5 ListPets, 5 GetPet, 2 CreatePet
-
-	srv := newFaultServer(t, testKey, seededPlan(seed))
-	counter := new(attemptRecorder)
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(faultMaxAttempts-1),
-		WithHTTPClient(&http.Client{Transport: attemptTagger{transport.Shared()}}),
-		WithRetryWait(time.Millisecond, 5*time.Millisecond), WithTimeout(faultTimeout), WithLogger(slog.New(counter)))
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	figs := &faultFigures{calls: map[string]int{}, apiErrors: map[int]int{}, transportErrors: map[string]int{}, attemptsOf: map[string]int{}}
-	statuses := []PetStatus{"", PetStatusAvailable, PetStatusPending, PetStatusSold}
-	var wg sync.WaitGroup
-	for g := 0; g < goroutines; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			lists := 0
-			// The goroutines stop at the first failure, so that it is not
-			// buried under thousands of others; the summary says so.
-			for i := g; i < calls && !t.Failed(); i += goroutines {
-				log := &callAttempts{id: strconv.Itoa(i)}
-				ctx := context.WithValue(context.Background(), callAttemptsKey{}, log)
-				call := faultCall{srv: srv, log: log}
-				switch i % 12 {
-				case 0, 1, 2, 3, 4:
-					// A ListPets filter is a request key, which the plan
-					// follows: each goroutine has filters of its own.
-					k := g + goroutines*(lists%(400/goroutines))
-					lists++
-					limit, status := k%100+1, statuses[k/100]
-					call.op, call.key = "ListPets", listKey(limit, status)
-					var pets []Pet
-					pets, call.err = c.ListPets(ctx, ListPetsParams{Limit: limit, Status: status})
-					call.data = func() string {
-						if pets == nil {
-							return "nil pets"
-						}
-						return diff("pets", listFor(limit, status), pets)
-					}
-				case 5, 6, 7, 8, 9:
-					id := int64(1_000_000 + i)
-					call.op, call.key = "GetPet", getKey(id)
-					var pet *Pet
-					pet, call.err = c.GetPet(ctx, id)
-					call.data = func() string { return diff("pet", petFor(id), pet) }
-				default:
-					np := NewPet{Name: fmt.Sprintf("fault-%d", i), CategoryID: int64(i%9 + 1), Status: statuses[i%4]}
-					call.op, call.key, call.post = "CreatePet", createKey(np.Name), true
-					var pet *Pet
-					pet, call.err = c.CreatePet(ctx, np)
-					call.data = func() string {
-						stored := srv.storedAs(np.Name)
-						if len(stored) != 1 {
-							return fmt.Sprintf("succeeded with %+v but the server stored %d animals", pet, len(stored))
-						}
-						want := Pet{ID: stored[0].ID, Name: np.Name, CategoryID: np.CategoryID, Status: np.Status}
-						if want.Status == "" {
-							want.Status = PetStatusAvailable
-						}
-						return diff("pet, compared with the stored one,", &want, pet)
-					}
-				}
-				figs.add(call.op, log, call.err, call.check(t))
-			}
-		}(g)
-	}
-	wg.Wait()
-	srv.Close() // waits for stalled handlers, so the counts are final
-	figs.attempts = counter.total.Load()
-
-	// Every request the server saw is an attempt the SDK logged (or
-	// net/http's replay of one): no hidden retry, no stray request.
-	tagged, replays := 0, 0
-	for tag, reqs := range srv.attempts {
-		tagged += len(reqs)
-		replays += len(reqs) - 1
-		id, n, _ := strings.Cut(tag, "/")
-		if a, err := strconv.Atoi(n); err != nil || a < 1 || a > figs.attemptsOf[id] {
-			t.Errorf("the server saw %d requests of attempt %q, which the SDK did not log (it logged %d attempts of call %s)", len(reqs), tag, figs.attemptsOf[id], id)
-		}
-	}
-	if tagged != srv.requests {
-		t.Errorf("%d of the server's %d requests were not attempts of a call", srv.requests-tagged, srv.requests)
-	}
-
-	// CreatePet: never two animals from one call.
-	duplicates, stored := 0, 0
-	for name, pets := range srv.stored {
-		stored += len(pets)
-		if len(pets) > 1 {
-			duplicates++
-			t.Errorf("CreatePet %q stored %d animals", name, len(pets))
-		}
-	}
-
-	total := 0
-	for _, n := range figs.calls {
-		total += n
-	}
-	typed := total - figs.successes
-	var b strings.Builder
-	fmt.Fprintf(&b, "fault injection, seed %d: %d calls (ListPets %d, GetPet %d, CreatePet %d) from %d goroutines through one Client\n",
-		seed, total, figs.calls["ListPets"], figs.calls["GetPet"], figs.calls["CreatePet"], goroutines)
-	fmt.Fprintf(&b, "  requests at the server: %d on %d connections; attempts by the SDK: %d (never at the server: %d); retries (attempts - calls): %d; net/http's own replays: %d\n",
-		srv.requests, srv.conns.Load(), figs.attempts, figs.attempts-int64(len(srv.attempts)), figs.attempts-int64(total), replays)
-	b.WriteString("  faults injected:")
-	for k := faultKind(1); k < numFaultKinds; k++ {
-		if srv.injected[k] > 0 {
-			fmt.Fprintf(&b, " %s %d;", k, srv.injected[k])
-		}
-	}
-	fmt.Fprintf(&b, " (answered normally: %d)\n", srv.injected[faultNone])
-	fmt.Fprintf(&b, "  successes: %d; typed failures: %d (*APIError by status %v; other errors by cause %v); calls with an attempt the machine's load disturbed (a timeout without a stall: that attempt checked on the client's side only): %d\n",
-		figs.successes, typed, figs.apiErrors, figs.transportErrors, figs.disturbed)
-	fmt.Fprintf(&b, "  CreatePet: %d animals stored for %d calls; duplicates: %d", stored, figs.calls["CreatePet"], duplicates)
-	t.Log(b.String())
-
-	switch {
-	case total != calls && t.Failed():
-		t.Logf("stopped after %d of %d calls: the goroutines stop at the first failure, reported above", total, calls)
-		return
-	case total != calls:
-		t.Errorf("made %d calls; want %d", total, calls)
-	}
-	if figs.successes == 0 || typed == 0 {
-		t.Errorf("%d successes and %d failures: the plan injects too few or too many faults", figs.successes, typed)
-	}
-	for k, w := range faultWeights {
-		if w > 0 && srv.injected[k] == 0 {
-			t.Errorf("no %s fault was injected", faultKind(k))
-		}
-	}
 }
 
 // The client's settings in TestFaultInjection: the attempts a call may make,
