@@ -1,0 +1,369 @@
+package petstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/petstore/petstore-go/internal/transport"
+)
+
+func TestDefaultTransportIsSharedAndPooled(t *testing.T) {
+	c1, err1 := NewClient(testKey, WithBaseURL(testBase))
+	c2, err2 := NewClient(testKey, WithBaseURL(StagingURL))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	b1 := c1.get.HTTPClient.Transport.(*transport.Transport).Base()
+	b2 := c2.post.HTTPClient.Transport.(*transport.Transport).Base()
+	if b1 != b2 {
+		t.Error("two Clients without WithHTTPClient use different transports")
+	}
+	if b1 == http.DefaultTransport {
+		t.Error("the shared transport is http.DefaultTransport itself; want a clone")
+	}
+	tr, ok := b1.(*http.Transport)
+	if !ok {
+		t.Fatalf("shared transport is %T", b1)
+	}
+	if tr.MaxIdleConnsPerHost < 64 || tr.Proxy == nil || tr.DialContext == nil {
+		t.Errorf("shared transport: MaxIdleConnsPerHost %d, Proxy set %v, DialContext set %v; want >= 64, true, true",
+			tr.MaxIdleConnsPerHost, tr.Proxy != nil, tr.DialContext != nil)
+	}
+}
+
+// countingServer is an httptest server with the /v1 path that counts the
+// connections it accepts.
+func countingServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, &conns
+}
+
+// netHTTPWriteWait is net/http's maxWriteWaitBeforeConnReuse: when a
+// response has been read to its end before the Transport's writer goroutine
+// has reported the request written, the reader waits this long for that
+// report and then drops the connection rather than reuse it. On a loaded
+// machine the writer can be kept off the CPU that long: a connection is
+// then closed, and replaced by a new dial, through no fault of the SDK.
+const netHTTPWriteWait = 50 * time.Millisecond
+
+// connReuse follows, through httptrace, what becomes of the connection of
+// every response to the calls made with a context from it: returned to the
+// idle pool, refused by the pool (which is then too small), or dropped.
+// A connection whose response was read to the end is returned or refused
+// before the read ends; one that is neither was closed because its body was
+// not read to the end, or by net/http itself, as netHTTPWriteWait says,
+// which keeps the reader waiting at least that long after the response's
+// first byte. A drop sooner than that is the SDK's.
+type connReuse struct {
+	mu sync.Mutex
+	n  connCounts
+}
+
+// connCounts are the counts of a connReuse.
+type connCounts struct {
+	responses int      // responses received
+	returned  int      // connections back in the idle pool after a response
+	refused   []string // why the pool refused a connection back
+	dropped   int      // connections dropped sooner than netHTTPWriteWait: the SDK's
+	netDrops  int      // connections dropped after netHTTPWriteWait: maybe net/http's
+}
+
+// connOfCall is the state of one call's connection: a response whose
+// connection is neither returned nor refused yet.
+type connOfCall struct {
+	r       *connReuse
+	pending bool
+	first   time.Time // when the pending response's first byte came
+}
+
+// call returns a context that traces a call, and a func to call when it has
+// returned.
+func (r *connReuse) call(parent context.Context) (context.Context, func()) {
+	c := &connOfCall{r: r}
+	trace := &httptrace.ClientTrace{
+		GetConn:              func(string) { c.settle() }, // the next attempt
+		GotFirstResponseByte: c.response,
+		PutIdleConn:          c.put,
+	}
+	return httptrace.WithClientTrace(parent, trace), c.settle
+}
+
+func (c *connOfCall) response() {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	c.r.n.responses++
+	c.pending, c.first = true, time.Now()
+}
+
+func (c *connOfCall) put(err error) {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	c.pending = false
+	if err != nil {
+		c.r.n.refused = append(c.r.n.refused, err.Error())
+		return
+	}
+	c.r.n.returned++
+}
+
+// settle counts the pending response's connection as dropped: its attempt
+// is over, and a connection is returned or refused before that.
+func (c *connOfCall) settle() {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	if !c.pending {
+		return
+	}
+	c.pending = false
+	if time.Since(c.first) < netHTTPWriteWait {
+		c.r.n.dropped++
+	} else {
+		c.r.n.netDrops++
+	}
+}
+
+// take returns the counts so far and starts anew.
+func (r *connReuse) take() connCounts {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	got := r.n
+	r.n = connCounts{}
+	return got
+}
+
+// check fails the test if the pool refused a connection or the SDK dropped
+// one; what tells how many responses.
+func (r connCounts) check(t *testing.T, what string) {
+	t.Helper()
+	if len(r.refused) > 0 {
+		t.Errorf("%s: the idle pool refused %d of %d connections: %q", what, len(r.refused), r.responses, r.refused[0])
+	}
+	if r.dropped > 0 {
+		t.Errorf("%s: %d of %d connections were closed at once after their response, not returned to the pool: a body not read to its end?", what, r.dropped, r.responses)
+	}
+	if r.netDrops > 0 {
+		t.Logf("%s: %d of %d connections were dropped after %v or more, as net/http does on a loaded machine", what, r.netDrops, r.responses, netHTTPWriteWait)
+	}
+}
+
+func TestConnectionsAreReused(t *testing.T) {
+	big := `{"code":"not_found","message":"` + strings.Repeat("x", 20000) + `","status":404}`
+	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/pets":
+			fmt.Fprint(w, `[{"id":1,"name":"Rex","categoryId":2}]`)
+		case "/v1/pets/1":
+			w.WriteHeader(404)
+			fmt.Fprint(w, big)
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(500)
+			fmt.Fprint(w, "<html>oops</html>")
+		}
+	})
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reuse := new(connReuse)
+	for i := 0; i < 20; i++ {
+		for _, call := range []struct {
+			name string
+			do   func(ctx context.Context) error
+			want func(error) bool
+		}{
+			{"ListPets", func(ctx context.Context) error { _, err := c.ListPets(ctx, ListPetsParams{}); return err },
+				func(err error) bool { return err == nil }},
+			{"GetPet(1)", func(ctx context.Context) error { _, err := c.GetPet(ctx, 1); return err },
+				func(err error) bool { return errors.Is(err, ErrNotFound) }},
+			{"GetPet(2)", func(ctx context.Context) error { _, err := c.GetPet(ctx, 2); return err },
+				func(err error) bool { return errors.As(err, new(*APIError)) }},
+		} {
+			ctx, done := reuse.call(context.Background())
+			err := call.do(ctx)
+			done()
+			if !call.want(err) {
+				t.Fatalf("%s: unexpected error %v", call.name, err)
+			}
+		}
+	}
+	got := reuse.take()
+	got.check(t, "60 sequential calls")
+	// One after the other, each call finds the connection of the one
+	// before in the pool, unless net/http dropped it: then it dials one
+	// (none after the last call).
+	if n := conns.Load(); n < int64(max(1, got.netDrops)) || n > int64(1+got.netDrops) {
+		t.Errorf("60 sequential calls opened %d connections; want 1, and 1 more per connection net/http dropped (%d) but the last", n, got.netDrops)
+	}
+}
+
+// TestConcurrentUseSharesConnections runs 64 goroutines on one Client with
+// the default transport. A first round holds all 64 requests at the server
+// at once, so the pool gets exactly one connection per goroutine (without
+// that, net/http may dial a few spares while connections are handed over).
+// Then 64 goroutines x 20 calls must return every connection to the pool
+// after its response, which must keep it: no churn, without error responses
+// and with them (401, 404, 400, 429 with and without retries, 503 and an
+// HTML 500 retried, a refused redirect). So no new connection is opened,
+// unless net/http dropped one itself on a loaded machine (netHTTPWriteWait):
+// the pool is then one short, and net/http dials.
+func TestConcurrentUseSharesConnections(t *testing.T) {
+	const goroutines, calls = 64, 20
+	pet := `{"id":1,"name":"Rex","categoryId":2}`
+	type call struct {
+		do         func(ctx context.Context, c *Client) error
+		wantStatus int // of the *APIError the call must fail with; 0: success
+	}
+	list := func(p ListPetsParams, want int) call {
+		return call{func(ctx context.Context, c *Client) error { _, err := c.ListPets(ctx, p); return err }, want}
+	}
+	get := func(id int64, want int) call {
+		return call{func(ctx context.Context, c *Client) error { _, err := c.GetPet(ctx, id); return err }, want}
+	}
+	create := func(name string, want int) call {
+		return call{func(ctx context.Context, c *Client) error {
+			_, err := c.CreatePet(ctx, NewPet{Name: name, CategoryID: 2})
+			return err
+		}, want}
+	}
+	for _, tc := range []struct {
+		name  string
+		calls []call
+	}{
+		{"without error responses", []call{list(ListPetsParams{Limit: 10}, 0), get(1, 0), create("Rex", 0)}},
+		{"with error responses", []call{
+			list(ListPetsParams{Limit: 10}, 0),
+			list(ListPetsParams{Status: PetStatusSold}, 401),    // JSON Error body
+			list(ListPetsParams{Status: PetStatusPending}, 503), // retried, then given up
+			list(ListPetsParams{Limit: 13}, 500),                // HTML page, retried
+			get(404, 404),                                       // JSON Error body
+			get(302, 302),                                       // a redirect to another origin, refused
+			get(429, 429),                                       // Retry-After over the max: not retried
+			create("Rex", 0),
+			create("rate-limited", 429), // POST retried on 429
+			create("bad", 400),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The first requests, one per goroutine, are held at the server
+			// until all have arrived: the pool then holds one connection
+			// per goroutine, without the spare ones net/http may dial when
+			// connections are handed over during a warm-up (a dial race).
+			var arrived sync.WaitGroup
+			arrived.Add(goroutines)
+			var held atomic.Int64
+			srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if held.Add(1) <= goroutines {
+					arrived.Done()
+					arrived.Wait()
+				}
+				errorBody := func(status int) {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(status)
+					fmt.Fprintf(w, `{"code":"c%d","message":"m","status":%d}`, status, status)
+				}
+				q := r.URL.Query()
+				switch {
+				case r.Method == http.MethodPost:
+					var p NewPet
+					json.NewDecoder(r.Body).Decode(&p)
+					switch p.Name {
+					case "rate-limited":
+						errorBody(429)
+					case "bad":
+						errorBody(400)
+					default:
+						w.WriteHeader(201)
+						fmt.Fprint(w, pet)
+					}
+				case q.Get("status") == "sold":
+					errorBody(401)
+				case q.Get("status") == "pending":
+					errorBody(503)
+				case q.Get("limit") == "13":
+					w.Header().Set("Content-Type", "text/html")
+					w.WriteHeader(500)
+					fmt.Fprint(w, "<html><body>"+strings.Repeat("oops ", 2000)+"</body></html>")
+				case r.URL.Path == "/v1/pets/404":
+					errorBody(404)
+				case r.URL.Path == "/v1/pets/302":
+					http.Redirect(w, r, "https://elsewhere.test/v1/pets/302", http.StatusFound)
+				case r.URL.Path == "/v1/pets/429":
+					w.Header().Set("Retry-After", "3600")
+					errorBody(429)
+				case r.URL.Path == "/v1/pets/1":
+					fmt.Fprint(w, pet)
+				default:
+					fmt.Fprint(w, "["+pet+"]")
+				}
+			})
+			c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithRetryWait(time.Millisecond, time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reuse := new(connReuse)
+			run := func(calls int) {
+				var wg sync.WaitGroup
+				errs := make(chan error, goroutines*calls)
+				for g := 0; g < goroutines; g++ {
+					wg.Add(1)
+					go func(g int) {
+						defer wg.Done()
+						for i := 0; i < calls; i++ {
+							call := tc.calls[(g+i)%len(tc.calls)]
+							ctx, done := reuse.call(context.Background())
+							err := call.do(ctx, c)
+							done()
+							var apiErr *APIError
+							switch {
+							case call.wantStatus == 0 && err != nil:
+								errs <- err
+							case call.wantStatus != 0 && (!errors.As(err, &apiErr) || apiErr.Status != call.wantStatus):
+								errs <- fmt.Errorf("error %v; want an *APIError with Status %d", err, call.wantStatus)
+							}
+						}
+					}(g)
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Error(err)
+				}
+			}
+			run(1)
+			afterWarmUp := conns.Load()
+			warmUp := reuse.take()
+			warmUp.check(t, "warm-up")
+			if afterWarmUp != goroutines && warmUp.netDrops == 0 {
+				t.Errorf("warm-up with %d requests in flight opened %d connections; want %d", goroutines, afterWarmUp, goroutines)
+			}
+			run(calls)
+			steady := reuse.take()
+			steady.check(t, fmt.Sprintf("%d goroutines x %d calls", goroutines, calls))
+			if n := conns.Load(); n != afterWarmUp && steady.netDrops == 0 {
+				t.Errorf("%d goroutines x %d calls opened %d new connections; want 0", goroutines, calls, n-afterWarmUp)
+			}
+			t.Logf("%d goroutines, %d requests: %d connections", goroutines, held.Load(), conns.Load())
+		})
+	}
+}
