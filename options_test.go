@@ -178,7 +178,7 @@ func TestWithHTTPClientIsNotModified(t *testing.T) {
 // caller's client, before and after NewClient. It uses httpmock's global
 // transport, so it does not run in parallel.
 func TestHTTPMockActivateNonDefault(t *testing.T) {
-	t.Parallel()
+	// Not parallel: httpmock.ActivateNonDefault swaps http.DefaultTransport.
 	for _, after := range []bool{false, true} {
 		t.Run(fmt.Sprintf("activate after NewClient=%v", after), func(t *testing.T) {
 			hc := &http.Client{}
