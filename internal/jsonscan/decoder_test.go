@@ -43,3 +43,19 @@ func TestSkip(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSkip checks the scanner's grammar against encoding/json on any input:
+// Skip and End accept exactly the documents json.Valid accepts.
+func FuzzSkip(f *testing.F) {
+	for _, s := range []string{
+		`[]`, `{"a":[1,2,{"b":null}],"c":"\u00e9\n"}`, `-0.5e+10`, `[1,]`, `{"a" 1}`, `01`, `"\ud800"`,
+		"\"\xff\"", `[` + strings.Repeat(`[`, 10001) + strings.Repeat(`]`, 10002), ` true `, `nul`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := skipAll(data) == nil, json.Valid(data); got != want {
+			t.Errorf("Skip accepts %q: %v; json.Valid: %v", data, got, want)
+		}
+	})
+}
