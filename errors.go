@@ -131,7 +131,7 @@ func newAPIError(method, path string, resp *http.Response, body []byte, cut erro
 		e.Body = bytes.Clone(body[:min(len(body), maxErrorSample)])
 	}
 	e.Code, e.Message, e.RequestID = red.String(e.Code), red.String(e.Message), red.String(e.RequestID)
-	e.Body = red.Bytes(e.Body, len(body) > maxErrorSample)
+	e.Body = red.Bytes(e.Body, cut != nil || len(body) > maxErrorSample) // a cut body may end inside an echoed key
 	return e
 }
 

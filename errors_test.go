@@ -663,3 +663,22 @@ func TestAPIErrorComparesWithCmp(t *testing.T) {
 		t.Error("cmp.Diff sees no difference between two Paths")
 	}
 }
+
+// TestKeyInCutErrorBodyIsRedacted: an error body the connection cut short
+// may end inside an echoed key; the Body sample shows no start of it.
+func TestKeyInCutErrorBodyIsRedacted(t *testing.T) {
+	t.Parallel()
+	c, mt := echoClient(t)
+	mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+		body := io.MultiReader(strings.NewReader(`{"code":"unauthorized","message":"bad key `+echoKey[:12]), iotest.ErrReader(io.ErrUnexpectedEOF))
+		return &http.Response{StatusCode: http.StatusUnauthorized, Header: http.Header{}, Body: io.NopCloser(body), ContentLength: 200}, nil
+	})
+	_, err := c.ListPets(context.Background(), ListPetsParams{})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusUnauthorized {
+		t.Fatalf("err = %v; want a 401 *APIError", err)
+	}
+	if !strings.HasSuffix(string(apiErr.Body), "bad key [REDACTED]") {
+		t.Errorf("Body = %q; want the start of the key redacted", apiErr.Body)
+	}
+}

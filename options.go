@@ -60,6 +60,9 @@ func WithBaseURL(u string) Option {
 // itself is never modified. hc's non-zero Timeout is the per-attempt timeout
 // unless [WithTimeout] is given. hc's CheckRedirect and Jar are not used: the
 // SDK follows no redirect (the interface defines none) and sends no cookies.
+// The SDK closes a response body when the context or the attempt's time ends,
+// whatever the Transport does; until a response arrives, the Transport must
+// itself give up when the request's context ends, as net/http's does.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) { c.httpClient, c.httpSet = hc, true }
 }

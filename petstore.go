@@ -129,27 +129,24 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// newRetryClient configures every field of a retryablehttp.Client, so none
-// of its defaults (a logger on stderr, a retry policy that retries POST,
-// uncapped Retry-After, a status-losing error handler) comes through. The
-// policy waits between attempts itself (see retry.Policy); RetryMax only
-// backs it up.
+// newRetryClient configures a retryablehttp.Client from nothing but what the
+// SDK sets, so none of its defaults (a logger on stderr, a retry policy that
+// retries POST, uncapped Retry-After, a status-losing error handler, a
+// pooled transport of its own) comes through. The policy waits between
+// attempts itself (see retry.Policy); RetryMax only backs it up.
 func newRetryClient(hc *http.Client, cfg config, idempotent bool) *retryablehttp.Client {
-	rc := retryablehttp.NewClient()
-	rc.HTTPClient = hc
-	rc.Logger = nil
-	rc.RetryMax = cfg.maxRetries
-	rc.RetryWaitMin = cfg.retryWaitMin
-	rc.RetryWaitMax = cfg.retryWaitMax
-	rc.CheckRetry = retry.Policy{
-		Idempotent: idempotent,
-		MaxRetries: cfg.maxRetries,
-		MinWait:    cfg.retryWaitMin,
-		MaxWait:    cfg.retryWaitMax,
-	}.CheckRetry
-	rc.Backoff = retry.NoBackoff
-	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return rc
+	return &retryablehttp.Client{
+		HTTPClient: hc,
+		RetryMax:   cfg.maxRetries,
+		CheckRetry: retry.Policy{
+			Idempotent: idempotent,
+			MaxRetries: cfg.maxRetries,
+			MinWait:    cfg.retryWaitMin,
+			MaxWait:    cfg.retryWaitMax,
+		}.CheckRetry,
+		Backoff:      retry.NoBackoff,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	}
 }
 
 // userAgent builds the User-Agent header value.
@@ -281,7 +278,10 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, c.callError(o, id, resp, nil)
 	}
-	data, _ := transport.Contents(resp.Body)
+	data, err := transport.Contents(resp.Body)
+	if err != nil {
+		return nil, c.callError(o, id, nil, err)
+	}
 	return data, nil
 }
 

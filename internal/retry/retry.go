@@ -77,7 +77,7 @@ func (p Policy) CheckRetry(ctx context.Context, resp *http.Response, err error) 
 		if err == nil {
 			return false, nil
 		}
-		return false, ctx.Err() // nil, unless ctx caused err
+		return false, ctx.Err() // nil, unless ctx has ended: then its error is the answer
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		call.pending = err == nil || !errors.Is(err, ctxErr)

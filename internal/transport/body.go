@@ -122,12 +122,12 @@ func (b *bufferedBody) Close() error { return nil }
 
 // Contents returns what the body of a response from RoundTrip holds,
 // without copying it, and, for a non-2xx body cut short, the error that cut
-// it. Any other body is read (up to MaxSuccessBody).
+// it. Any other body (RoundTrip returns none) is an error.
 func Contents(body io.ReadCloser) ([]byte, error) {
 	if b, ok := body.(*bufferedBody); ok {
 		return b.data, b.cut
 	}
-	return io.ReadAll(io.LimitReader(body, MaxSuccessBody))
+	return nil, errors.New("response body not read by the SDK's transport")
 }
 
 // ErrBodyTooLarge is a 2xx body over MaxSuccessBody; it is not retried.
