@@ -135,6 +135,17 @@ func newAPIError(method, path string, resp *http.Response, body []byte, cut erro
 	return e
 }
 
+// collectionNotFound is the Message of a 404 from the pets collection at
+// path whose body said msg. The interface never answers the collection with
+// 404: the base URL is wrong, most often without its version segment.
+func collectionNotFound(msg, path string) string {
+	hint := "the API never answers " + path + " with 404: check the base URL and its /v1 segment"
+	if msg == "" {
+		return hint
+	}
+	return msg + " (" + hint + ")"
+}
+
 // describeBody says what a body that is not JSON is, without quoting it.
 func describeBody(contentType string, n int) string {
 	mt, _, err := mime.ParseMediaType(contentType)

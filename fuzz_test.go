@@ -359,6 +359,9 @@ func FuzzResponse(f *testing.F) {
 			if shape.Message != nil {
 				wantMsg = *shape.Message
 			}
+			if status == http.StatusNotFound && name != "GetPet" {
+				wantMsg = collectionNotFound(wantMsg, apiErr.Path)
+			}
 			if apiErr.Code != wantCode || apiErr.Message != wantMsg {
 				t.Errorf("%s(%d, %q): Code, Message = %q, %q; want %q, %q", name, status, body, apiErr.Code, apiErr.Message, wantCode, wantMsg)
 			}

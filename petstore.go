@@ -297,9 +297,7 @@ func (c *Client) callError(o op, id int64, resp *http.Response, err error) error
 	data, cut := transport.Contents(resp.Body)
 	e := newAPIError(o.method(), c.path(o, id), resp, data, cut, c.red)
 	if o != opGetPet && e.Status == http.StatusNotFound {
-		// The interface never answers the collection with 404: the base
-		// URL is wrong, most often without its version segment.
-		e.Message += " (the API never answers " + e.Path + " with 404: check the base URL and its /v1 segment)"
+		e.Message = collectionNotFound(e.Message, e.Path)
 	}
 	return e
 }
