@@ -100,10 +100,10 @@ func (e *APIError) Is(target error) bool {
 const maxErrorSample = 8 << 10
 
 // newAPIError builds the APIError for a non-2xx response whose body (up to
-// transport.MaxErrorBody) is body, cut short by cut if that is not nil. Should the
-// server echo the API key, in the body or in a header, in any form red finds
-// (escaped, in another case, cut off at the end of the Body sample), the
-// APIError shows "[REDACTED]" instead.
+// transport.MaxErrorBody) is body, cut short by cut if that is not nil.
+// Should the server echo the API key, in the body or in a header, in any form
+// red finds (escaped, in another case, cut off at the end of the Body
+// sample), the APIError shows "[REDACTED]" instead.
 func newAPIError(method, path string, resp *http.Response, body []byte, cut error, red *redact.Redactor) *APIError {
 	e := &APIError{Status: resp.StatusCode, Method: method, Path: path}
 	e.RequestID = resp.Header.Get("X-Request-Id")

@@ -7,9 +7,10 @@
 // a sample of a longer body. It has one job: find every such form of one
 // key and replace it with "[REDACTED]".
 //
-// It runs on error paths only, on texts up to 64 KiB: the scan is linear
-// (Knuth-Morris-Pratt over the text read as characters), and a text that
-// does not hold the key is returned as it is, without allocating.
+// It runs on error paths and on the request id of a logged attempt, on texts
+// up to 64 KiB: the scan is linear (Knuth-Morris-Pratt over the text read as
+// characters), and a text that does not hold the key is returned as it is,
+// without allocating.
 package redact
 
 import (

@@ -36,7 +36,9 @@ type guard struct {
 // errAttemptTimeout is the cause of an attempt's context that ran out of time.
 var errAttemptTimeout = errors.New("attempt timed out")
 
-// timeUp runs when the attempt's time runs out.
+// timeUp runs when the attempt's time runs out. It marks the attempt
+// expired before it cancels it, so that whoever sees the cancellation also
+// sees why.
 func (g *guard) timeUp() {
 	g.mu.Lock()
 	g.expired = true
