@@ -123,7 +123,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		red:       red,
 	}
 	timeout, source := cfg.attemptTimeout()
-	hc := transport.NewClient(&transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red})
+	hc := transport.NewClient(&transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red, SetHeader: c.setHeader})
 	c.get = newRetryClient(hc, cfg, true)
 	c.post = newRetryClient(hc, cfg, false)
 	return c, nil
@@ -186,18 +186,29 @@ func (c *Client) path(o op, id int64) string {
 }
 
 // call is one call of an operation: the caller's context, which its
-// requests carry as theirs (so that the retry policy finds the call's state
-// in it, see retry.Carrier), the retry state, and the request with its URL,
-// all in one allocation.
+// requests carry as theirs (so that the retry policy and the transport find
+// the call's state in it, see retry.Carrier and transport.Carrier), that
+// state, and the request with its URL, all in one allocation.
 type call struct {
 	context.Context
-	retry retry.Call
-	rr    retryablehttp.Request
-	u     url.URL
+	retry     retry.Call
+	transport transport.Call
+	rr        retryablehttp.Request
+	req       http.Request
+	u         url.URL
 }
 
 // RetryCall returns the call's retry state.
 func (cl *call) RetryCall() *retry.Call { return &cl.retry }
+
+// TransportCall returns the call's transport state.
+func (cl *call) TransportCall() *transport.Call { return &cl.transport }
+
+// noHeader is the header of every call's request: the transport sets the
+// real ones (see Client.setHeader) on each attempt's request, whose map is
+// then the attempt's own, so net/http's client has nothing to copy for
+// redirects, which the SDK never follows. Nothing writes to it.
+var noHeader = http.Header{}
 
 // newCall builds the request of a call as retryablehttp.NewRequest would
 // from the URL string, without formatting and parsing that string: the URL
@@ -212,23 +223,17 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 			cl.u.RawPath = c.pets.RawPath + "/" + strconv.FormatInt(id, 10)
 		}
 	}
-	h := make(http.Header, 4)
-	_, h["Authorization"] = c.cred()
-	h["Accept"] = jsonMediaType
-	h["User-Agent"] = c.userAgent
-	if body != nil {
-		h["Content-Type"] = jsonMediaType
-	}
 	tmpl := http.Request{
 		Method:     o.method(),
 		URL:        &cl.u,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
 		ProtoMinor: 1,
-		Header:     h,
+		Header:     noHeader,
 		Host:       c.pets.Host,
 	}
-	cl.rr.Request = tmpl.WithContext(cl)
+	cl.req = *tmpl.WithContext(cl)
+	cl.rr.Request = &cl.req
 	var raw any
 	if body != nil {
 		raw = body
@@ -237,6 +242,17 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 		return nil, err
 	}
 	return cl, nil
+}
+
+// setHeader fills the header map of an attempt's request (see
+// transport.Transport.SetHeader).
+func (c *Client) setHeader(h http.Header, body bool) {
+	_, h["Authorization"] = c.cred()
+	h["Accept"] = jsonMediaType
+	h["User-Agent"] = c.userAgent
+	if body {
+		h["Content-Type"] = jsonMediaType
+	}
 }
 
 // do sends one call of operation o (with id, the pet id of GetPet, and

@@ -181,12 +181,16 @@ func TestNewRequestMatchesRetryablehttp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The transport sets the headers on each attempt's request.
 			_, auth := c.cred()
-			want.Header["Authorization"] = auth
-			want.Header["Accept"] = jsonMediaType
-			want.Header["User-Agent"] = c.userAgent
+			wantHeader := http.Header{"Authorization": auth, "Accept": jsonMediaType, "User-Agent": c.userAgent}
 			if tc.body != nil {
-				want.Header["Content-Type"] = jsonMediaType
+				wantHeader["Content-Type"] = jsonMediaType
+			}
+			gotHeader := http.Header{}
+			c.setHeader(gotHeader, tc.body != nil)
+			if diff := cmp.Diff(wantHeader, gotHeader); diff != "" {
+				t.Errorf("%s %s: setHeader (-want +got):\n%s", tc.method, raw, diff)
 			}
 			cl, err := c.newCall(ctx, tc.o, tc.id, tc.query, tc.body)
 			if err != nil {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // ErrNotRetryable marks an error that no retry can cure (for example a body
@@ -139,9 +141,10 @@ func RetryableStatus(idempotent bool, status int) bool {
 }
 
 // retryableTransportError reports whether a transport error may go away on
-// its own. Certificate problems and errors marked ErrNotRetryable will not.
+// its own. Certificate problems, a body over the size limit and errors
+// marked ErrNotRetryable will not.
 func retryableTransportError(err error) bool {
-	if errors.Is(err, ErrNotRetryable) {
+	if errors.Is(err, ErrNotRetryable) || errors.Is(err, transport.ErrBodyTooLarge) {
 		return false
 	}
 	var (

@@ -136,3 +136,96 @@ func TestBodies(t *testing.T) {
 		})
 	}
 }
+
+// TestBodyReadEndsWhateverCloseDoes: a body whose Close does not interrupt
+// its Read (io.NopCloser around a reader that blocks, as hand-written,
+// recording and mock transports return) still ends with the context or the
+// attempt's time; a body that makes no progress is an error, not a spin.
+func TestBodyReadEndsWhateverCloseDoes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		status  int
+		timeout bool // the attempt times out; else the test cancels the context
+	}{
+		{"2xx, context canceled", 200, false},
+		{"2xx, attempt timeout", 200, true},
+		{"503, context canceled", 503, false},
+		{"503, attempt timeout", 503, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			reading := make(chan struct{}, 1)
+			release := make(chan struct{})
+			t.Cleanup(func() { close(release) }) // the abandoned Read returns, so no goroutine is left
+			rt := roundTripFunc(func(*http.Request) (*http.Response, error) {
+				body := io.NopCloser(io.MultiReader(strings.NewReader(`[{"id":1,`), stuckReader{reading, release}))
+				return &http.Response{StatusCode: tc.status, Header: http.Header{}, Body: body, ContentLength: -1}, nil
+			})
+			tr := &Transport{User: &http.Client{Transport: rt}}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			want := context.Canceled
+			if tc.timeout {
+				tr.Timeout, want = 200*time.Millisecond, context.DeadlineExceeded
+			} else {
+				go func() { <-reading; cancel() }()
+			}
+			var resp *http.Response
+			var err error
+			wait(t, 10*time.Second, func() { resp, err = get(ctx, tr, "http://petstore.test") })
+			if resp != nil || !errors.Is(err, want) {
+				t.Errorf("Do = %v, %v; want no response and an error that matches %v", resp, err, want)
+			}
+		})
+	}
+	t.Run("no progress", func(t *testing.T) {
+		t.Parallel()
+		for _, status := range []int{200, 503} {
+			rt := roundTripFunc(func(*http.Request) (*http.Response, error) {
+				body := io.NopCloser(io.MultiReader(strings.NewReader(`{"code":`), zeroReader{}))
+				return &http.Response{StatusCode: status, Header: http.Header{}, Body: body, ContentLength: -1}, nil
+			})
+			var resp *http.Response
+			var err error
+			wait(t, 10*time.Second, func() {
+				resp, err = get(context.Background(), &Transport{User: &http.Client{Transport: rt}}, "http://petstore.test")
+			})
+			if status == 200 {
+				if !errors.Is(err, io.ErrNoProgress) {
+					t.Errorf("%d: Do = %v, %v; want an error that matches io.ErrNoProgress", status, resp, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%d: Do: %v; want the response, its body cut short", status, err)
+			}
+			body, cut := Contents(resp.Body)
+			if string(body) != `{"code":` || !errors.Is(cut, io.ErrNoProgress) {
+				t.Errorf("%d: Contents = %q, %v; want %q, io.ErrNoProgress", status, body, cut, `{"code":`)
+			}
+		}
+	})
+}
+
+// stuckReader blocks every Read until release is closed, signalling
+// reading first; Close on an io.NopCloser around it does nothing.
+type stuckReader struct {
+	reading chan<- struct{}
+	release <-chan struct{}
+}
+
+func (r stuckReader) Read([]byte) (int, error) {
+	select {
+	case r.reading <- struct{}{}:
+	default:
+	}
+	<-r.release
+	return 0, io.EOF
+}
+
+// zeroReader returns (0, nil) forever, as io.ErrNoProgress describes.
+type zeroReader struct{}
+
+func (zeroReader) Read([]byte) (int, error) { return 0, nil }

@@ -10,18 +10,13 @@ import (
 	"time"
 
 	"github.com/petstore/petstore-go/internal/redact"
-	"github.com/petstore/petstore-go/internal/retry"
 )
 
 // logAttempt writes the Debug record of one attempt: never a header, a body
 // or the URL's query. red hides the key in the request id.
-func logAttempt(ctx context.Context, l *slog.Logger, red *redact.Redactor, req *http.Request, resp *http.Response, err error, d time.Duration) {
+func logAttempt(ctx context.Context, l *slog.Logger, red *redact.Redactor, req *http.Request, attempt int, resp *http.Response, err error, d time.Duration) {
 	if !l.Enabled(ctx, slog.LevelDebug) {
 		return
-	}
-	attempt := 1
-	if cr, ok := ctx.(retry.Carrier); ok {
-		attempt += cr.RetryCall().Attempts() // the attempts that have ended
 	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),

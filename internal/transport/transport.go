@@ -16,6 +16,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,16 +32,34 @@ func NewClient(t *Transport) *http.Client {
 
 // Transport is the SDK's http.RoundTripper for one Client. It sends through
 // the user's transport (looked up on every request), bounds each attempt with
-// the timeout, and reads the whole body within the attempt: a body cut short
-// is then an attempt that failed, which the retry policy can see. It does not
-// implement CloseIdleConnections, so retryablehttp cannot flush the pool of a
-// transport it does not own.
+// the timeout, holds net/http to one request per attempt (see
+// attempt.gotConn), and reads the whole body within the attempt: a body cut
+// short is then an attempt that failed, which the retry policy can see. It
+// does not implement CloseIdleConnections, so retryablehttp cannot flush the
+// pool of a transport it does not own.
 type Transport struct {
 	User     *http.Client     // the user's client (WithHTTPClient), or nil for Shared
 	Timeout  time.Duration    // per attempt; 0: none
 	Source   string           // where Timeout came from, for its error: "WithTimeout", say
 	Logger   *slog.Logger     // one Debug record per attempt; nil: silent
 	Redactor *redact.Redactor // hides the key in what a server chose (the request ids logged)
+
+	// SetHeader, if set, fills the header map of each attempt's request,
+	// which is the attempt's own: body says whether the request has one.
+	// It is a function, so that printing a Transport never shows what it
+	// sets (the key).
+	SetHeader func(h http.Header, body bool)
+}
+
+// Call is what a Transport keeps across the attempts of one call: how many
+// have begun, for the Debug record. The context of a call's requests carries
+// it by implementing [Carrier]; without one, each attempt is logged as the
+// first.
+type Call struct{ attempts int }
+
+// Carrier is a context that carries the Call of its request.
+type Carrier interface {
+	TransportCall() *Call
 }
 
 // Shared returns the transport of every Client made without
@@ -83,14 +103,25 @@ func (t *Transport) Base() http.RoundTripper {
 // read into memory (see Contents), or an error.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
-	g := new(guard)
-	if t.Timeout > 0 {
-		var ctx context.Context
-		ctx, g.cancel = context.WithCancelCause(parent)
-		g.timer = time.AfterFunc(t.Timeout, g.timeUp)
-		defer g.release()
-		req = req.WithContext(ctx)
+	number := 1
+	if c, ok := parent.(Carrier); ok {
+		call := c.TransportCall()
+		call.attempts++
+		number = call.attempts
 	}
+	a := newAttempt(parent, t.Timeout)
+	defer a.release()
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	req = req.WithContext(a.ctx())
+	if t.SetHeader != nil {
+		h := make(http.Header, 4)
+		t.SetHeader(h, hasBody)
+		req.Header = h
+	}
+	// Without GetBody, net/http resends a request with a body only when
+	// nothing of it was written (and a GET, see attempt.gotConn, at most
+	// once): a POST is never sent twice.
+	req.GetBody = nil
 	var start time.Time
 	if t.Logger != nil {
 		start = time.Now()
@@ -108,18 +139,45 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if resp.Body == nil {
 			resp.Body = http.NoBody
 		}
-		err = g.bufferBody(parent, resp)
+		err = a.bufferBody(parent, resp)
 	}
-	if err != nil && g.timedOut() && parent.Err() == nil {
+	switch refused := a.refusal(); {
+	case refused != nil:
+		err, resp = refused, nil
+	case err == nil:
+	case a.timedOut() && parent.Err() == nil:
 		err = &TimeoutError{Limit: t.Timeout, Source: t.Source}
+	case hasBody && a.wasSent():
+		err = notResent(err)
 	}
 	if t.Logger != nil {
-		logAttempt(parent, t.Logger, t.Redactor, req, resp, err, time.Since(start))
+		logAttempt(parent, t.Logger, t.Redactor, req, number, resp, err, time.Since(start))
 	}
 	if err != nil {
 		return nil, err
 	}
 	return resp, nil
+}
+
+// notResent is the error of a request with a body that failed after it was
+// sent. net/http's HTTP/2 says, of one it would have sent again, "cannot
+// retry err [...] after Request.Body was written; define Request.GetBody to
+// avoid this error": the SDK leaves GetBody out on purpose, so it says so
+// instead. Any other error is returned as it is.
+func notResent(err error) error {
+	const hint = "; define Request.GetBody to avoid this error"
+	text := err.Error()
+	if !strings.Contains(text, hint) {
+		return err
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		text = ue.Err.Error()
+	}
+	return &ResendError{
+		Reason: "the server ended the request without an answer after it was sent; a request with a body is never sent twice",
+		Err:    errors.New(strings.Replace(text, hint, "", 1)),
+	}
 }
 
 // TimeoutError is an attempt that ran out of its time (Transport.Timeout).
