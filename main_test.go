@@ -1,9 +1,11 @@
 package petstore
 
 import (
+	"encoding/pem"
 	"flag"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
 	"time"
@@ -17,8 +19,18 @@ import (
 // never closed, no backoff timer. Idle keep-alive connections are not leaks
 // (the shared transport keeps them by design), so they are closed first;
 // goroutines of connections still in use would remain and be reported.
+//
+// It also makes this process trust the certificate of httptest's TLS servers
+// (see trustTestCertificate), so that the SDK's shared transport, as a user
+// gets it, speaks HTTP/2 over TLS to the tests' servers.
 func TestMain(m *testing.M) {
+	cleanup, err := trustTestCertificate()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "trusting the test certificate: %v\n", err)
+		os.Exit(2)
+	}
 	code := m.Run()
+	cleanup()
 	if code == 0 && !fuzzing() {
 		closeIdleConnections()
 		if err := findLeaks(); err != nil {
@@ -27,6 +39,35 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// trustTestCertificate makes the system's roots, for this process, the one
+// certificate that net/http/httptest's TLS servers (and h2Server) present,
+// through SSL_CERT_FILE, which crypto/x509 reads once, at the first
+// verification: before any test runs. The SDK's shared transport is then
+// under test as it is, with no TLS setting of the tests' own.
+func trustTestCertificate() (cleanup func(), err error) {
+	srv := httptest.NewUnstartedServer(nil)
+	srv.StartTLS()
+	cert := srv.Certificate()
+	srv.Close()
+	f, err := os.CreateTemp("", "petstore-test-ca-*.pem")
+	if err != nil {
+		return nil, err
+	}
+	cleanup = func() { os.Remove(f.Name()) }
+	err = pem.Encode(f, &pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Setenv("SSL_CERT_FILE", f.Name())
+	}
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	return cleanup, nil
 }
 
 // leakWait bounds how long TestMain waits for goroutines that are ending,

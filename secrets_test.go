@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
 )
 
@@ -274,5 +275,28 @@ func TestKeyNeverPrinted(t *testing.T) {
 	assertNoKey(t, testKey, nil, named)
 	if !strings.Contains(apiErr.Message, "[REDACTED]") {
 		t.Errorf("APIError.Message = %q; want the echoed key redacted", apiErr.Message)
+	}
+}
+
+// TestSuccessBodyIsTheCallersData: a 2xx body is returned as the server sent
+// it, even when it holds the key: the SDK never alters the caller's data,
+// and the README promises nothing else of a Pet.
+func TestSuccessBodyIsTheCallersData(t *testing.T) {
+	t.Parallel()
+	c, mt := newTestClient(t)
+	mt.RegisterResponder("GET", testPets+"/7", jsonResponder(200, `{"id":7,"name":"`+testKey+`","categoryId":1}`))
+	pet, err := c.GetPet(context.Background(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&Pet{ID: 7, Name: testKey, CategoryID: 1}, pet); diff != "" {
+		t.Errorf("GetPet (-want +got):\n%s", diff)
+	}
+	readme := read(t, "README.md")
+	if strings.Contains(readme, "or a `Pet`, even when the server echoes") {
+		t.Error("README.md promises that a Pet never shows the key, though the SDK returns a 2xx body as it is")
+	}
+	if !strings.Contains(readme, "a `Pet` holds whatever the server put in it") {
+		t.Error("README.md does not say that a Pet holds what the server sent")
 	}
 }
