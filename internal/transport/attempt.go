@@ -32,7 +32,8 @@ type attempt struct {
 	context.Context                         // a child of the call's context, ended by cancel
 	cancel          context.CancelCauseFunc // with the cause of the attempt's end
 	timer           *time.Timer             // nil without a timeout
-	trace           httptrace.ClientTrace   // what Value returns for httptrace's key
+	trace           httptrace.ClientTrace   // what Value returns for httptrace's key, unless composed
+	composed        bool                    // trace is in a context of httptrace's, over the caller's trace
 	buf             bufferedBody            // the response body, once read (readAsync's goroutine reads into it)
 
 	mu      sync.Mutex
@@ -70,7 +71,7 @@ func newAttempt(parent context.Context, timeout time.Duration) *attempt {
 // else what the parent holds. A trace that another layer adds on top (such
 // as otelhttp's) finds it and calls it as well.
 func (a *attempt) Value(key any) any {
-	if key == traceKey && traceKey != nil {
+	if key == traceKey && traceKey != nil && !a.composed {
 		return &a.trace
 	}
 	return a.Context.Value(key)
@@ -100,12 +101,15 @@ func (k *keyRecorder) Value(key any) any {
 }
 
 // ctx returns the context of the attempt's request: the attempt itself, or,
-// should traceKey be unknown, the attempt with its trace added by httptrace.
+// should traceKey be unknown or the caller's context hold a ClientTrace of
+// its own, the attempt with its trace added by httptrace, which calls the
+// caller's hooks too.
 func (a *attempt) ctx() context.Context {
-	if traceKey == nil {
-		return httptrace.WithClientTrace(a, &a.trace)
+	if traceKey != nil && httptrace.ContextClientTrace(a.Context) == nil {
+		return a
 	}
-	return a
+	a.composed = true // Value leaves the trace to httptrace's context
+	return httptrace.WithClientTrace(a, &a.trace)
 }
 
 // gotConn runs each time net/http begins to send the attempt's request on
