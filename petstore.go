@@ -210,17 +210,22 @@ func (cl *call) TransportCall() *transport.Call { return &cl.transport }
 // redirects, which the SDK never follows. Nothing writes to it.
 var noHeader = http.Header{}
 
-// newCall builds the request of a call as retryablehttp.NewRequest would
-// from the URL string, without formatting and parsing that string: the URL
-// is a copy of c.pets, with the pet id appended for GetPet and the query.
-func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body []byte) (*call, error) {
+// newCall builds the request of a call to path (see Client.path) as
+// retryablehttp.NewRequest would from the URL string, without formatting and
+// parsing that string: the URL is a copy of c.pets, with the pet id appended
+// for GetPet and the query.
+func (c *Client) newCall(ctx context.Context, o op, id int64, path, query string, body []byte) (*call, error) {
 	cl := &call{Context: ctx, u: c.pets}
 	cl.u.RawQuery = query
 	if o == opGetPet {
-		var buf [64]byte
-		cl.u.Path = string(strconv.AppendInt(append(append(buf[:0], c.pets.Path...), '/'), id, 10))
-		if c.pets.RawPath != "" {
-			cl.u.RawPath = c.pets.RawPath + "/" + strconv.FormatInt(id, 10)
+		// path, escaped, is also the URL's path when nothing in the base
+		// path is escaped, as with the API's base URLs.
+		cl.u.Path = path
+		if c.pets.RawPath != "" || c.pets.Path != c.petsPath {
+			cl.u.Path = c.pets.Path + "/" + strconv.FormatInt(id, 10)
+			if c.pets.RawPath != "" {
+				cl.u.RawPath = c.pets.RawPath + "/" + strconv.FormatInt(id, 10)
+			}
 		}
 	}
 	tmpl := http.Request{
@@ -260,16 +265,16 @@ func (c *Client) setHeader(h http.Header, body bool) {
 // not nil. It returns the 2xx body for the caller to decode; any other
 // outcome is an error.
 func (c *Client) do(ctx context.Context, o op, id int64, query string, body []byte) ([]byte, error) {
-	method := o.method()
+	method, path := o.method(), c.path(o, id)
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil context.Context", ErrInvalidParams)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &transportError{method: method, path: c.path(o, id), err: err}
+		return nil, &transportError{method: method, path: path, err: err}
 	}
-	cl, err := c.newCall(ctx, o, id, query, body)
+	cl, err := c.newCall(ctx, o, id, path, query, body)
 	if err != nil {
-		return nil, fmt.Errorf("petstore: %s %s: %w", method, c.path(o, id), err)
+		return nil, fmt.Errorf("petstore: %s %s: %w", method, path, err)
 	}
 
 	rc := c.get
@@ -284,34 +289,34 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 		if last, lastErr, ok := cl.retry.Interrupted(); ok {
 			// The context ended before the retry: say so, and keep the
 			// outcome that was to be retried.
-			return nil, &retryWaitError{method: method, path: c.path(o, id), ctx: err, last: c.callError(o, id, last, lastErr)}
+			return nil, &retryWaitError{method: method, path: path, ctx: err, last: c.callError(o, path, last, lastErr)}
 		}
-		return nil, c.callError(o, id, nil, err)
+		return nil, c.callError(o, path, nil, err)
 	}
 	if c.logger != nil {
-		c.warnDeprecationHeaders(ctx, o, method, c.path(o, id), resp.Header)
+		c.warnDeprecationHeaders(ctx, o, method, path, resp.Header)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, c.callError(o, id, resp, nil)
+		return nil, c.callError(o, path, resp, nil)
 	}
 	data, err := transport.Contents(resp.Body)
 	if err != nil {
-		return nil, c.callError(o, id, nil, err)
+		return nil, c.callError(o, path, nil, err)
 	}
 	return data, nil
 }
 
-// callError is the error of a call whose last attempt ended with resp, a
-// response that is not 2xx, or else with err.
-func (c *Client) callError(o op, id int64, resp *http.Response, err error) error {
+// callError is the error of a call of o to path whose last attempt ended
+// with resp, a response that is not 2xx, or else with err.
+func (c *Client) callError(o op, path string, resp *http.Response, err error) error {
 	if resp == nil {
 		if err == nil {
 			err = errors.New("no response") // not from net/http; never fails silently
 		}
-		return &transportError{method: o.method(), path: c.path(o, id), err: redactError(err, c.red)}
+		return &transportError{method: o.method(), path: path, err: redactError(err, c.red)}
 	}
 	data, cut := transport.Contents(resp.Body)
-	e := newAPIError(o.method(), c.path(o, id), resp, data, cut, c.red)
+	e := newAPIError(o.method(), path, resp, data, cut, c.red)
 	if o != opGetPet && e.Status == http.StatusNotFound {
 		e.Message = collectionNotFound(e.Message, e.Path)
 	}
