@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -626,6 +628,125 @@ func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
 			}, map[string]any{"*APIError": apiErr})
 		})
 	}
+}
+
+// percentEscapes are percent-encoded bytes, hex digits in either case.
+var percentEscapes = regexp.MustCompile(`%[0-9a-fA-F]{2}`)
+
+// showsPercentKey reports whether s holds key with any of its characters
+// percent-encoded, JSON-escaped or in another letter case.
+func showsPercentKey(s, key string) bool {
+	s = percentEscapes.ReplaceAllStringFunc(s, func(e string) string {
+		n, _ := strconv.ParseUint(e[1:], 16, 8)
+		return string(rune(n))
+	})
+	return showsKey(s, key)
+}
+
+// TestPercentEncodedKeyIsRedacted: a server echoes the key percent-encoded,
+// as a form-encoded error or a link writes it ("/" as %2F, "+" as %2B, "="
+// as %3D, hex digits in either case, mixed with JSON escapes); Error() and
+// every field of the APIError show "[REDACTED]" instead.
+func TestPercentEncodedKeyIsRedacted(t *testing.T) {
+	t.Parallel()
+	const padded = "Pk_Live/7f+Q=="
+	tests := []struct {
+		name      string
+		key       string // "": echoKey
+		body      string
+		requestID string
+		wantCode  string
+		wantMsg   string
+		wantCut   bool // the Body sample must end with [REDACTED]
+	}{
+		{
+			name: "query-escaped", body: `{"code":"unauthorized","message":"bad key ` + url.QueryEscape(echoKey) + `"}`,
+			wantCode: "unauthorized", wantMsg: "bad key [REDACTED]",
+		},
+		{
+			name: "lower-case hex", body: `{"code":"unauthorized","message":"bad key Pk_Live%2f7f%2bQ.x~Z9"}`,
+			wantCode: "unauthorized", wantMsg: "bad key [REDACTED]",
+		},
+		{
+			name: "in a link", body: `{"code":"unauthorized","message":"see https://petstore.test/keys?k=Pk_Live%2F7f%2BQ.x%7EZ9&v=1"}`,
+			wantCode: "unauthorized", wantMsg: "see https://petstore.test/keys?k=[REDACTED]&v=1",
+		},
+		{
+			name: "every character encoded, in another case", body: `{"code":"unauthorized","message":"` + percentAll(strings.ToUpper(echoKey)) + `"}`,
+			wantCode: "unauthorized", wantMsg: "[REDACTED]",
+		},
+		{
+			name: `mixed with JSON escapes: "\/" and %2B`, body: `{"code":"unauthorized","message":"bad key Pk_Live\/7f%2BQ.x~Z9"}`,
+			wantCode: "unauthorized", wantMsg: "bad key [REDACTED]",
+		},
+		{
+			name: "as the code", body: `{"code":"Pk_Live%2F7f%2BQ.x~Z9","message":"bad key"}`,
+			wantCode: "[REDACTED]", wantMsg: "bad key",
+		},
+		{
+			name: "as the request id", body: `{"code":"unauthorized"}`, requestID: "req-Pk_Live%2F7f%2BQ.x~Z9",
+			wantCode: "unauthorized",
+		},
+		{
+			name: "padding as %3D", key: padded, body: `{"code":"unauthorized","message":"key=Pk_Live%2F7f%2BQ%3D%3d"}`,
+			wantCode: "unauthorized", wantMsg: "key=[REDACTED]",
+		},
+		{
+			name: "cut at the sample's end inside %2B", body: cutBody("Pk_Live%2F7f%2BQ.x~Z9", len("Pk_Live%2F7f%2")),
+			wantMsg: "cut", wantCut: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			key := tc.key
+			if key == "" {
+				key = echoKey
+			}
+			mt := httpmock.NewMockTransport()
+			c, err := NewClient(key, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0))
+			if err != nil {
+				t.Fatalf("NewClient: %v", err)
+			}
+			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+				resp := httpmock.NewStringResponse(http.StatusUnauthorized, tc.body)
+				resp.Header.Set("Content-Type", "application/json")
+				if tc.requestID != "" {
+					resp.Header.Set("X-Request-Id", tc.requestID)
+				}
+				return resp, nil
+			})
+			_, err = c.ListPets(context.Background(), ListPetsParams{})
+			var got *APIError
+			if !errors.As(err, &got) {
+				t.Fatalf("err = %v; want *APIError", err)
+			}
+			want := &APIError{Status: http.StatusUnauthorized, Code: tc.wantCode, Message: tc.wantMsg, Method: "GET", Path: "/v1/pets"}
+			if tc.requestID != "" {
+				want.RequestID = "req-[REDACTED]"
+			}
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(APIError{}, "Body")); diff != "" {
+				t.Errorf("APIError (-want +got):\n%s", diff)
+			}
+			if tc.wantCut && !strings.HasSuffix(string(got.Body), "[REDACTED]") {
+				t.Errorf("Body sample ends with %q; want the start of the key redacted", got.Body[max(0, len(got.Body)-40):])
+			}
+			for name, s := range map[string]string{"Error()": err.Error(), "Body": string(got.Body), "%+v": fmt.Sprintf("%+v", got)} {
+				if showsPercentKey(s, key) {
+					t.Errorf("%s shows the key: %s", name, s)
+				}
+			}
+		})
+	}
+}
+
+// percentAll returns s with every character percent-encoded.
+func percentAll(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }
 
 // TestKeyInAnotherFormInTransportErrorIsRedacted: the text of a transport
