@@ -1,13 +1,16 @@
 package petstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/petstore/petstore-go/internal/jsonscan"
 )
 
 // Differential fuzz tests of the body decoders (decodePets and decodePet in
@@ -79,22 +82,168 @@ func refDecodePets(data []byte) ([]Pet, error) {
 	return pets, nil
 }
 
-func refDecodeErrorBody(data []byte) (errorBody, error) {
-	var shape struct {
-		Code    *string `json:"code"`
-		Message *string `json:"message"`
+// refDecodeErrorBody is decodeErrorBody's reference. JSON is what
+// encoding/json decodes into a struct with json.RawMessage code and message
+// fields (the same matching of names, the last member winning); with more,
+// JSON cut short is walked with encoding/json's Decoder.Token (refCut).
+func refDecodeErrorBody(data []byte, more bool) (errorBody, error) {
+	var raw json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		if !more {
+			return errorBody{}, err
+		}
+		return refCut(data, err)
 	}
-	if err := json.Unmarshal(data, &shape); err != nil {
-		return errorBody{}, err
+	e := errorBody{kind: refKind(raw[0])}
+	if e.kind == jsonscan.Object {
+		var shape struct {
+			Code    json.RawMessage `json:"code"`
+			Message json.RawMessage `json:"message"`
+		}
+		if err := json.Unmarshal(data, &shape); err != nil {
+			return errorBody{}, fmt.Errorf("encoding/json refuses into a struct what it accepts: %w", err)
+		}
+		e.code, e.message = refMember(shape.Code), refMember(shape.Message)
 	}
-	var e errorBody
-	if shape.Code != nil {
-		e.code, e.hasCode = *shape.Code, true
-	}
-	if shape.Message != nil {
-		e.message, e.hasMessage = *shape.Message, true
+	if e.kind == jsonscan.Number && more && !isSpace(data[len(data)-1]) {
+		e.cut = true // the number reaches the end: the rest may hold more digits
 	}
 	return e, nil
+}
+
+// refKind is the kind of the JSON value that starts with c.
+func refKind(c byte) jsonscan.Kind {
+	switch {
+	case c == '{':
+		return jsonscan.Object
+	case c == '[':
+		return jsonscan.Array
+	case c == '"':
+		return jsonscan.String
+	case c == 't' || c == 'f':
+		return jsonscan.Bool
+	case c == 'n':
+		return jsonscan.Null
+	case c == '-' || '0' <= c && c <= '9':
+		return jsonscan.Number
+	}
+	return jsonscan.Invalid
+}
+
+// refMember is the member a whole JSON value raw makes (nil: no member).
+func refMember(raw json.RawMessage) member {
+	if raw == nil || string(raw) == "null" {
+		return member{}
+	}
+	m := member{kind: refKind(raw[0])}
+	switch m.kind {
+	case jsonscan.String:
+		if err := json.Unmarshal(raw, &m.text); err != nil {
+			panic(err)
+		}
+	case jsonscan.Number:
+		m.text = string(raw)
+	}
+	return m
+}
+
+// refCut reads data, which encoding/json refuses with err, as the start of
+// a longer body: the start of JSON if encoding/json's Decoder.Token walks it
+// to its end without a syntax error, within the top-level value. Of a
+// top-level object it keeps the code and message that stand whole; a member
+// counts from its colon on.
+func refCut(data []byte, err error) (errorBody, error) {
+	first := bytes.TrimLeft(data, " \t\r\n")
+	if len(first) == 0 {
+		return errorBody{}, err // no value at all
+	}
+	e := errorBody{kind: refKind(first[0]), cut: true}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	depth := 0
+	var (
+		key      *member // of the top-level object's member whose name was read last, if one of the two
+		keyEnd   int     // where that name ends
+		inValue  bool    // the top-level object's current member's value has started
+		inMember *member // key, while its value is an array or object being read
+	)
+	for {
+		tok, terr := dec.Token()
+		if terr == io.EOF || terr == io.ErrUnexpectedEOF {
+			switch {
+			case inMember != nil:
+				inMember.cut = true
+			case e.kind == jsonscan.Object && depth == 1 && !inValue && keyEnd > 0:
+				// Cut after a member's name: it counts if its colon was read.
+				rest := bytes.TrimLeft(data[keyEnd:], " \t\r\n")
+				if key != nil && len(rest) > 0 && rest[0] == ':' {
+					*key = member{}
+					if v := bytes.TrimLeft(rest[1:], " \t\r\n"); len(v) > 0 && refKind(v[0]) != jsonscan.Null {
+						*key = member{kind: refKind(v[0]), cut: true}
+					}
+				}
+			}
+			return e, nil
+		}
+		if terr != nil {
+			return errorBody{}, terr
+		}
+		atTop := e.kind == jsonscan.Object && depth == 1
+		switch tok := tok.(type) {
+		case json.Delim:
+			if tok == '{' || tok == '[' {
+				if atTop {
+					if key != nil {
+						*key = member{kind: refKind(byte(tok))}
+						inMember = key
+					}
+					inValue = true
+				}
+				if depth++; depth > jsonscan.MaxDepth {
+					return errorBody{}, err
+				}
+				continue
+			}
+			depth--
+			if e.kind == jsonscan.Object && depth == 1 {
+				inMember, inValue, keyEnd = nil, false, 0
+			}
+		case string:
+			if atTop && !inValue && keyEnd == 0 { // a member's name
+				key, keyEnd = nil, int(dec.InputOffset())
+				switch {
+				case strings.EqualFold(tok, "code"):
+					key = &e.code
+				case strings.EqualFold(tok, "message"):
+					key = &e.message
+				}
+				continue
+			}
+			if atTop && key != nil {
+				*key = member{kind: jsonscan.String, text: tok}
+			}
+		default: // a number, a boolean or null
+			if atTop && key != nil {
+				switch tok := tok.(type) {
+				case json.Number:
+					*key = member{kind: jsonscan.Number, text: tok.String()}
+					if dec.InputOffset() == int64(len(data)) {
+						*key = member{kind: jsonscan.Number, cut: true}
+					}
+				case bool:
+					*key = member{kind: jsonscan.Bool}
+				case nil:
+					*key = member{}
+				}
+			}
+		}
+		if depth == 0 {
+			return errorBody{}, err // a whole value, then something else
+		}
+		if atTop {
+			inValue, keyEnd = false, 0
+		}
+	}
 }
 
 // seeds are inputs for all three decoders: the tricky cases of JSON and of
@@ -111,6 +260,11 @@ var seeds = func() []string {
 		`{"code":null,"message":"m"}`, `{"code":1}`, `{"message":"a","message":null}`, `{"CODE":"c","Message":"m"}`,
 		`{"code":"c"} x`, `{"code":"c"}` + "\t\r\n ", "\f{}", `{"code":"c",}`, `{"code" "c"}`, `{"code":"c" "m"}`,
 		`{"meſſage":"m","\u0063ode":"c"}`, `{"code":[1,{"a":null}]}`, `[{"code":"x","message":"y","id":1,"name":"n","categoryId":1}]`,
+		// Error bodies nearly the Error shape, whole or cut anywhere.
+		`{"code":400,"message":"name is required"}`, `{"code":-4.0e+2,"message":["a",{"b":null}]}`, `{"code":""}`,
+		`{"code":true,"message":{}}`, `{"message":1,"MESSAGE":"b"}`, `{"message":"a","message"`, `{"message":"a","message" :`,
+		`{"message":"a","message": nu`, `{"message":"a","code":12`, `{"message":"a","code":12 `, `{"message":"a\u00`, `{"message":[1`,
+		`{"code":"c","x":[{"message":"no"`, `["x",`, `"abc`, `12`, `12 `, `-`, `tr`, ` {"mess`, `{"code":"c"}}`, `{"code":"c"} {`,
 		// Field names: case, escapes, folding (U+017F long s, U+212A Kelvin), near misses.
 		`{"ID":1,"NAME":"n","CATEGORYID":2,"STATUS":"sold"}`,
 		`{"Id":1,"nAmE":"n","categoryid":2,"Status":"pending"}`,
@@ -241,19 +395,22 @@ func FuzzDecodePet(f *testing.F) {
 	})
 }
 
-// FuzzDecodeErrorBody checks decodeErrorBody against encoding/json.
+// FuzzDecodeErrorBody checks decodeErrorBody against encoding/json, each
+// input read both as a whole body and as the start of a longer one.
 func FuzzDecodeErrorBody(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		want, wantErr := refDecodeErrorBody(data)
-		got, gotErr := decodeErrorBody(data)
-		if (gotErr == nil) != (wantErr == nil) {
-			t.Fatalf("decodeErrorBody(%s): error %v; encoding/json: %v", short(data), gotErr, wantErr)
-		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(errorBody{})); diff != "" {
-			t.Fatalf("decodeErrorBody(%s) differs from encoding/json (-want +got):\n%s", short(data), diff)
+		for _, more := range []bool{false, true} {
+			want, wantErr := refDecodeErrorBody(data, more)
+			got, gotErr := decodeErrorBody(data, more)
+			if (gotErr == nil) != (wantErr == nil) {
+				t.Fatalf("decodeErrorBody(%s, %v): error %v; encoding/json: %v", short(data), more, gotErr, wantErr)
+			}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(errorBody{}, member{})); diff != "" {
+				t.Fatalf("decodeErrorBody(%s, %v) differs from encoding/json (-want +got):\n%s", short(data), more, diff)
+			}
 		}
 	})
 }

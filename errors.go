@@ -13,6 +13,7 @@ import (
 	"github.com/petstore/petstore-go/internal/jsonscan"
 	"github.com/petstore/petstore-go/internal/redact"
 	"github.com/petstore/petstore-go/internal/retry"
+	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // Sentinel errors. Test for them with [errors.Is].
@@ -41,7 +42,7 @@ var (
 // exported, so that go-cmp compares two of them with no options.
 type APIError struct {
 	Status     int           // HTTP status code of the response (wins over the body's "status")
-	Code       string        // body "code"; "" when the body is not the Error shape
+	Code       string        // body "code", a number as its JSON text ("400"); "" when it holds neither
 	Message    string        // body "message"; for a body that is not the Error shape, a short description of it
 	RequestID  string        // X-Request-Id (or Request-Id) response header, if any
 	RetryAfter time.Duration // parsed Retry-After, if any
@@ -104,6 +105,12 @@ const maxErrorSample = 8 << 10
 // Should the server echo the API key, in the body or in a header, in any form
 // red finds (escaped, in another case, cut off at the end of the Body
 // sample), the APIError shows "[REDACTED]" instead.
+//
+// Code and Message come from the body as [errorBody.apiFields] says. A body
+// the connection cut short that does not decode says so ("response body
+// cut short after N bytes"), an empty one too; one that is not JSON is
+// described by its media type and size ("non-JSON body (text/html, N
+// bytes)").
 func newAPIError(method, path string, resp *http.Response, body []byte, cut error, red *redact.Redactor) *APIError {
 	e := &APIError{Status: resp.StatusCode, Method: method, Path: path}
 	e.RequestID = resp.Header.Get("X-Request-Id")
@@ -115,17 +122,18 @@ func newAPIError(method, path string, resp *http.Response, body []byte, cut erro
 			e.RetryAfter = d
 		}
 	}
-	switch shape, err := decodeErrorBody(body); {
+	// A body that fills what the transport reads of it may go on: the
+	// transport dropped the rest.
+	more := cut == nil && len(body) >= transport.MaxErrorBody
+	switch shape, err := decodeErrorBody(body, more); {
 	case err != nil && cut != nil:
 		e.Message = "response body cut short after " + strconv.Itoa(len(body)) + " bytes"
 	case len(bytes.TrimSpace(body)) == 0:
 		e.Message = "empty response body"
 	case err != nil:
 		e.Message = describeBody(resp.Header.Get("Content-Type"), len(body))
-	case !shape.hasCode && !shape.hasMessage:
-		e.Message = "JSON body without code or message (" + strconv.Itoa(len(body)) + " bytes)"
 	default:
-		e.Code, e.Message = shape.code, shape.message
+		e.Code, e.Message = shape.apiFields(len(body))
 	}
 	if len(body) > 0 {
 		e.Body = bytes.Clone(body[:min(len(body), maxErrorSample)])
@@ -155,49 +163,155 @@ func describeBody(contentType string, n int) string {
 	return "non-JSON body (" + mt + ", " + strconv.Itoa(n) + " bytes)"
 }
 
-// errorBody is what decodeErrorBody read from an Error body.
+// errorBody is what decodeErrorBody read of an error body that is JSON, or
+// the start of JSON when the body was cut at what the transport reads.
 type errorBody struct {
-	code, message       string
-	hasCode, hasMessage bool
+	kind          jsonscan.Kind // of the top-level value: never Invalid
+	code, message member        // of an object: its last "code" and "message"
+	cut           bool          // the body ends inside its top-level value
 }
 
-// decodeErrorBody decodes an Error body {code, message, status}, as
-// encoding/json would into a struct with *string code and message fields
-// (the fuzz tests in decode_fuzz_test.go hold it to it): other members are
-// ignored, and a top-level null is an empty result.
-func decodeErrorBody(data []byte) (errorBody, error) {
-	d := jsonscan.NewDecoder(data)
-	var raw rawErrorBody
-	switch d.Next() {
-	case jsonscan.Object:
-		if err := raw.decode(d); err != nil {
-			return errorBody{}, err
+// member is the value of an object's last member with a given name, as
+// encoding/json matches names to fields (folding case).
+type member struct {
+	// kind is the value's kind; Invalid when there is no such member, or
+	// its value is null (which encoding/json decodes as no value), or the
+	// body ends after its colon.
+	kind jsonscan.Kind
+	text string // a whole string's value or a whole number's JSON text; "" otherwise
+	cut  bool   // the body ends inside the value (a number at its very end included)
+}
+
+// apiFields returns the Code and Message of an APIError whose body of n
+// bytes is e. It keeps what can be kept and describes the rest:
+//
+//   - Code is the body's "code", a string as it is, a number as its JSON
+//     text ({"code":400} gives "400"); "" for any other value, or one the
+//     body ends inside of.
+//   - Message is the body's "message" when that is a whole string. A
+//     "message" of another type is described: `JSON body whose "message" is
+//     an array (N bytes)` (or a number, a boolean, an object).
+//   - A top-level value other than an object: "JSON array, not an Error
+//     object (N bytes)" (or string, number, boolean, null).
+//   - A body cut at 64 KiB, what the SDK reads of an error body (see
+//     transport.MaxErrorBody), keeps the code and message that stand whole
+//     before the cut, the message as it is; otherwise it says where the cut
+//     fell: `JSON body cut at 64 KiB inside its "message", a string (N
+//     bytes)`, `JSON body cut at 64 KiB with no "message" before the cut (N
+//     bytes)`, "JSON array, not an Error object, cut at 64 KiB (N bytes)".
+//   - An object without a message: Message "" when the code is kept, else
+//     `JSON body whose "code" is an array (N bytes)` when it holds another
+//     type, else "JSON body without code or message (N bytes)".
+func (e errorBody) apiFields(n int) (code, message string) {
+	size := " (" + strconv.Itoa(n) + " bytes)"
+	cutAt := "cut at " + strconv.Itoa(transport.MaxErrorBody>>10) + " KiB"
+	if e.kind != jsonscan.Object {
+		if e.cut {
+			return "", "JSON " + kindName(e.kind) + ", not an Error object, " + cutAt + size
 		}
-	case jsonscan.Null:
-		if err := d.Null(); err != nil {
-			return errorBody{}, err
-		}
+		return "", "JSON " + kindName(e.kind) + ", not an Error object" + size
+	}
+	keep := (e.code.kind == jsonscan.String || e.code.kind == jsonscan.Number) && !e.code.cut
+	if keep {
+		code = e.code.text
+	}
+	switch m := e.message; {
+	case m.kind == jsonscan.String && !m.cut:
+		message = m.text
+	case m.cut:
+		message = `JSON body ` + cutAt + ` inside its "message", ` + aKindName(m.kind) + size
+	case m.kind != jsonscan.Invalid:
+		message = `JSON body whose "message" is ` + aKindName(m.kind) + size
+	case e.cut:
+		message = `JSON body ` + cutAt + ` with no "message" before the cut` + size
+	case keep: // the code alone, even "", as Error() shows it
+	case e.code.kind != jsonscan.Invalid:
+		message = `JSON body whose "code" is ` + aKindName(e.code.kind) + size
 	default:
-		return errorBody{}, d.TypeError("an object")
+		message = "JSON body without code or message" + size
 	}
-	if err := d.End(); err != nil {
-		return errorBody{}, err
+	return code, message
+}
+
+// kindName names a kind of JSON value.
+func kindName(k jsonscan.Kind) string {
+	switch k {
+	case jsonscan.Null:
+		return "null"
+	case jsonscan.Bool:
+		return "boolean"
+	case jsonscan.Number:
+		return "number"
+	case jsonscan.String:
+		return "string"
+	case jsonscan.Array:
+		return "array"
+	case jsonscan.Object:
+		return "object"
 	}
-	e := errorBody{hasCode: raw.hasCode, hasMessage: raw.hasMessage}
-	if raw.hasCode {
-		e.code = raw.code.String()
+	return "value"
+}
+
+// aKindName names a kind of JSON value with its article: "an array".
+func aKindName(k jsonscan.Kind) string {
+	if k == jsonscan.Array || k == jsonscan.Object {
+		return "an " + kindName(k)
 	}
-	if raw.hasMessage {
-		e.message = raw.message.String()
+	return "a " + kindName(k)
+}
+
+// decodeErrorBody decodes an error body: its top-level value's kind and, of
+// an object, the members "code" and "message" ({code, message, status} is
+// the Error shape), matched by name as encoding/json matches them to a
+// struct's fields (folding case), the last of a repeated one winning, a null
+// counting as none; other members are ignored. It accepts and refuses what
+// encoding/json accepts and refuses; the fuzz tests in decode_fuzz_test.go
+// hold it to that.
+//
+// With more, data may be only the start of the body (it filled what the
+// transport reads): data that ends inside its value, but is JSON up to
+// there, is then no error but a result with cut set, with what stands whole
+// before the end (see member). A number that reaches the end of data is cut
+// too: its next digit may be in the rest.
+func decodeErrorBody(data []byte, more bool) (errorBody, error) {
+	d := jsonscan.NewDecoder(data)
+	e := errorBody{kind: d.Next()}
+	var err error
+	switch e.kind {
+	case jsonscan.Object:
+		err = e.decodeObject(d, data)
+	case jsonscan.Invalid: // not JSON, or only whitespace
+		return errorBody{}, d.Skip()
+	default:
+		err = d.Skip()
+	}
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		if !more || !endsEarly(err, data) {
+			return errorBody{}, err
+		}
+		e.cut = true
+		return e, nil
+	}
+	if e.kind == jsonscan.Number && more && !isSpace(data[len(data)-1]) {
+		e.cut = true // the number reaches the end
 	}
 	return e, nil
 }
 
-// rawErrorBody is an Error body as read: the last value of each member, the
-// strings still as they stand in the body.
-type rawErrorBody struct {
-	code, message       jsonscan.Str
-	hasCode, hasMessage bool
+// endsEarly reports whether err, from a Decoder of data, is data ending
+// inside a value: data is then the start of some JSON. jsonscan reports
+// every such error at the end of its input, and any other before it.
+func endsEarly(err error, data []byte) bool {
+	var se *jsonscan.SyntaxError
+	return errors.As(err, &se) && se.Offset == len(data)
+}
+
+// isSpace reports whether c is JSON whitespace.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
 // errorFields are the members of an Error body that the SDK reads; it
@@ -210,25 +324,73 @@ const (
 	errorMessage
 )
 
-// decode reads an Error object, members matched by name as encoding/json
-// folds case, the last of a repeated one winning, a null leaving it unset.
-func (e *rawErrorBody) decode(d *jsonscan.Decoder) error {
+// decodeObject reads an error body's object into e.code and e.message.
+func (e *errorBody) decodeObject(d *jsonscan.Decoder, data []byte) error {
 	obj := d.Object(errorFields)
 	for obj.Next() {
-		var err error
+		var m *member
 		switch obj.Field() {
 		case errorCode:
-			e.code, e.hasCode, err = d.StrOrNull()
+			m = &e.code
 		case errorMessage:
-			e.message, e.hasMessage, err = d.StrOrNull()
+			m = &e.message
 		default:
-			err = d.Skip()
+			if err := d.Skip(); err != nil {
+				return err
+			}
+			continue
 		}
-		if err != nil {
+		if err := m.decode(d, data); err != nil {
 			return err
 		}
 	}
 	return obj.Err()
+}
+
+// decode reads a member's value, the next in d, which reads data. On an
+// error, m is what stands whole before it (for errorBody.cut).
+func (m *member) decode(d *jsonscan.Decoder, data []byte) error {
+	*m = member{kind: d.Next()}
+	switch m.kind {
+	case jsonscan.String:
+		s, err := d.Str()
+		if err != nil {
+			m.cut = true
+			return err
+		}
+		m.text = s.String()
+	case jsonscan.Number:
+		start := offset(d)
+		if err := d.Skip(); err != nil {
+			m.cut = true
+			return err
+		}
+		if end := offset(d); end < len(data) {
+			m.text = string(data[start:end])
+		} else {
+			m.cut = true // its next digit may be in what was not read
+		}
+	case jsonscan.Null, jsonscan.Invalid:
+		*m = member{}
+		return d.Skip()
+	default:
+		if err := d.Skip(); err != nil {
+			m.cut = true
+			return err
+		}
+	}
+	return nil
+}
+
+// offset returns where d is in its input. jsonscan has no accessor for it,
+// but documents TypeError's Offset as the current one. It costs an
+// allocation: it is only used for a numeric code or message.
+func offset(d *jsonscan.Decoder) int {
+	var se *jsonscan.SyntaxError
+	if !errors.As(d.TypeError(""), &se) {
+		panic("petstore: jsonscan.TypeError is not a *SyntaxError")
+	}
+	return se.Offset
 }
 
 // transportError is a failure without an HTTP response: a transport,

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -84,7 +86,7 @@ func TestAPIErrorFromResponses(t *testing.T) {
 		{
 			name: "JSON array", status: 409,
 			body:        `["conflict"]`,
-			want:        &APIError{Status: 409, Message: "non-JSON body (unknown type, 12 bytes)"},
+			want:        &APIError{Status: 409, Message: "JSON array, not an Error object (12 bytes)"},
 			wantBodyLen: -1,
 		},
 		{
@@ -409,6 +411,99 @@ func TestCutErrorBodyKeepsItsStatus(t *testing.T) {
 	}
 }
 
+// TestErrorBodyNearlyTheErrorShape: an error body that is JSON but not
+// quite the Error shape keeps what can be kept (a numeric code as its
+// number text, a string message) and describes the rest truthfully, not as
+// "non-JSON"; so does an Error body over the 64 KiB the SDK reads of it.
+func TestErrorBodyNearlyTheErrorShape(t *testing.T) {
+	t.Parallel()
+	const max = transport.MaxErrorBody
+	pad := func(n int) string { return strings.Repeat("x", n) }
+	// long returns body, made max+1000 bytes long by padding it at its
+	// "%s", so that the SDK reads only its first max bytes.
+	long := func(body string) string {
+		return fmt.Sprintf(body, pad(max+1000-len(body)+2))
+	}
+	// cutIn returns head, then digits enough to cross the 64 KiB cut.
+	cutIn := func(head string) string { return head + strings.Repeat("7", max+10-len(head)) + `}` }
+	tests := []struct {
+		name       string
+		body       string
+		wantCode   string
+		wantMsg    string
+		wantString string // "": not checked
+	}{
+		{
+			name: "numeric code", body: `{"code":400,"message":"name is required"}`,
+			wantCode: "400", wantMsg: "name is required",
+			wantString: "petstore: GET /v1/pets: 400 400: name is required",
+		},
+		{name: "numeric code as written", body: `{"code":-4.00e+2,"message":"m"}`, wantCode: "-4.00e+2", wantMsg: "m"},
+		{name: "numeric code only", body: `{"code":400}`, wantCode: "400", wantString: "petstore: GET /v1/pets: 400 400"},
+		{name: "empty code only", body: `{"code":""}`, wantString: "petstore: GET /v1/pets: 400 Bad Request"},
+		{name: "numeric code, null message", body: `{"code":400,"message":null}`, wantCode: "400"},
+		{name: "code of another type is dropped", body: `{"code":true,"message":"m"}`, wantMsg: "m"},
+		{name: "code an array, no message", body: `{"code":["a"]}`, wantMsg: `JSON body whose "code" is an array (14 bytes)`},
+		{
+			name: "message an array", body: `{"code":"invalid_body","message":["name is required"]}`,
+			wantCode: "invalid_body", wantMsg: `JSON body whose "message" is an array (54 bytes)`,
+			wantString: `petstore: GET /v1/pets: 400 invalid_body: JSON body whose "message" is an array (54 bytes)`,
+		},
+		{name: "message an object", body: `{"message":{"text":"m"}}`, wantMsg: `JSON body whose "message" is an object (24 bytes)`},
+		{name: "message a number", body: `{"code":"c","message":42}`, wantCode: "c", wantMsg: `JSON body whose "message" is a number (25 bytes)`},
+		{name: "message a boolean", body: `{"message":false}`, wantMsg: `JSON body whose "message" is a boolean (17 bytes)`},
+		{name: "the last message wins", body: `{"message":["a"],"MESSAGE":"b"}`, wantMsg: "b"},
+		{name: "the last message wins, an array", body: `{"message":"a","message":[]}`, wantMsg: `JSON body whose "message" is an array (28 bytes)`},
+		{name: "top-level array", body: `["conflict"]`, wantMsg: "JSON array, not an Error object (12 bytes)"},
+		{name: "top-level string", body: `"oops"`, wantMsg: "JSON string, not an Error object (6 bytes)"},
+		{name: "top-level number", body: ` 42 `, wantMsg: "JSON number, not an Error object (4 bytes)"},
+		{name: "top-level boolean", body: `true`, wantMsg: "JSON boolean, not an Error object (4 bytes)"},
+		{name: "top-level null", body: `null`, wantMsg: "JSON null, not an Error object (4 bytes)"},
+		{name: "invalid JSON stays non-JSON", body: `{"code":400,"message":"m"`, wantMsg: "non-JSON body (application/json, 25 bytes)"},
+		{
+			name: "over 64 KiB, code and message before the cut", body: long(`{"code":"too_large","message":"request too large","detail":"%s"}`),
+			wantCode: "too_large", wantMsg: "request too large",
+		},
+		{
+			name: "over 64 KiB, message after the cut", body: long(`{"code":"c","detail":"%s","message":"m"}`),
+			wantCode: "c", wantMsg: `JSON body cut at 64 KiB with no "message" before the cut (65536 bytes)`,
+		},
+		{
+			name: "over 64 KiB, cut inside the message", body: long(`{"code":400,"message":"%s"}`),
+			wantCode: "400", wantMsg: `JSON body cut at 64 KiB inside its "message", a string (65536 bytes)`,
+		},
+		{
+			name: "over 64 KiB, cut inside an array message", body: long(`{"message":["%s"],"code":"c"}`),
+			wantMsg: `JSON body cut at 64 KiB inside its "message", an array (65536 bytes)`,
+		},
+		{name: "over 64 KiB, cut inside a numeric code", body: cutIn(`{"message":"m","code":`), wantMsg: "m"},
+		{name: "over 64 KiB, cut inside a number message", body: cutIn(`{"message":`), wantMsg: `JSON body cut at 64 KiB inside its "message", a number (65536 bytes)`},
+		{name: "over 64 KiB, top-level array", body: long(`["%s"]`), wantMsg: "JSON array, not an Error object, cut at 64 KiB (65536 bytes)"},
+		{name: "over 64 KiB, invalid JSON before the cut", body: long(`{"code":"c",,"message":"%s"}`), wantMsg: "non-JSON body (application/json, 65536 bytes)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := newTestClient(t, WithMaxRetries(0))
+			mt.RegisterResponder("GET", testPets, jsonResponder(http.StatusBadRequest, tc.body))
+			_, err := c.ListPets(context.Background(), ListPetsParams{})
+			var got *APIError
+			if !errors.As(err, &got) {
+				t.Fatalf("err = %v (%T); want *APIError", err, err)
+			}
+			want := &APIError{Status: 400, Code: tc.wantCode, Message: tc.wantMsg, Method: "GET", Path: "/v1/pets"}
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(APIError{}, "Body")); diff != "" {
+				t.Errorf("APIError (-want +got):\n%s", diff)
+			}
+			if tc.wantString != "" {
+				if diff := cmp.Diff(tc.wantString, got.Error()); diff != "" {
+					t.Errorf("Error() (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
 func TestEscapedKeyInErrorBodyIsRedacted(t *testing.T) {
 	t.Parallel()
 	// The key with its first letter escaped, so that the raw body does not
@@ -535,6 +630,125 @@ func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
 	}
 }
 
+// percentEscapes are percent-encoded bytes, hex digits in either case.
+var percentEscapes = regexp.MustCompile(`%[0-9a-fA-F]{2}`)
+
+// showsPercentKey reports whether s holds key with any of its characters
+// percent-encoded, JSON-escaped or in another letter case.
+func showsPercentKey(s, key string) bool {
+	s = percentEscapes.ReplaceAllStringFunc(s, func(e string) string {
+		n, _ := strconv.ParseUint(e[1:], 16, 8)
+		return string(rune(n))
+	})
+	return showsKey(s, key)
+}
+
+// TestPercentEncodedKeyIsRedacted: a server echoes the key percent-encoded,
+// as a form-encoded error or a link writes it ("/" as %2F, "+" as %2B, "="
+// as %3D, hex digits in either case, mixed with JSON escapes); Error() and
+// every field of the APIError show "[REDACTED]" instead.
+func TestPercentEncodedKeyIsRedacted(t *testing.T) {
+	t.Parallel()
+	const padded = "Pk_Live/7f+Q=="
+	tests := []struct {
+		name      string
+		key       string // "": echoKey
+		body      string
+		requestID string
+		wantCode  string
+		wantMsg   string
+		wantCut   bool // the Body sample must end with [REDACTED]
+	}{
+		{
+			name: "query-escaped", body: `{"code":"unauthorized","message":"bad key ` + url.QueryEscape(echoKey) + `"}`,
+			wantCode: "unauthorized", wantMsg: "bad key [REDACTED]",
+		},
+		{
+			name: "lower-case hex", body: `{"code":"unauthorized","message":"bad key Pk_Live%2f7f%2bQ.x~Z9"}`,
+			wantCode: "unauthorized", wantMsg: "bad key [REDACTED]",
+		},
+		{
+			name: "in a link", body: `{"code":"unauthorized","message":"see https://petstore.test/keys?k=Pk_Live%2F7f%2BQ.x%7EZ9&v=1"}`,
+			wantCode: "unauthorized", wantMsg: "see https://petstore.test/keys?k=[REDACTED]&v=1",
+		},
+		{
+			name: "every character encoded, in another case", body: `{"code":"unauthorized","message":"` + percentAll(strings.ToUpper(echoKey)) + `"}`,
+			wantCode: "unauthorized", wantMsg: "[REDACTED]",
+		},
+		{
+			name: `mixed with JSON escapes: "\/" and %2B`, body: `{"code":"unauthorized","message":"bad key Pk_Live\/7f%2BQ.x~Z9"}`,
+			wantCode: "unauthorized", wantMsg: "bad key [REDACTED]",
+		},
+		{
+			name: "as the code", body: `{"code":"Pk_Live%2F7f%2BQ.x~Z9","message":"bad key"}`,
+			wantCode: "[REDACTED]", wantMsg: "bad key",
+		},
+		{
+			name: "as the request id", body: `{"code":"unauthorized"}`, requestID: "req-Pk_Live%2F7f%2BQ.x~Z9",
+			wantCode: "unauthorized",
+		},
+		{
+			name: "padding as %3D", key: padded, body: `{"code":"unauthorized","message":"key=Pk_Live%2F7f%2BQ%3D%3d"}`,
+			wantCode: "unauthorized", wantMsg: "key=[REDACTED]",
+		},
+		{
+			name: "cut at the sample's end inside %2B", body: cutBody("Pk_Live%2F7f%2BQ.x~Z9", len("Pk_Live%2F7f%2")),
+			wantMsg: "cut", wantCut: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			key := tc.key
+			if key == "" {
+				key = echoKey
+			}
+			mt := httpmock.NewMockTransport()
+			c, err := NewClient(key, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0))
+			if err != nil {
+				t.Fatalf("NewClient: %v", err)
+			}
+			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
+				resp := httpmock.NewStringResponse(http.StatusUnauthorized, tc.body)
+				resp.Header.Set("Content-Type", "application/json")
+				if tc.requestID != "" {
+					resp.Header.Set("X-Request-Id", tc.requestID)
+				}
+				return resp, nil
+			})
+			_, err = c.ListPets(context.Background(), ListPetsParams{})
+			var got *APIError
+			if !errors.As(err, &got) {
+				t.Fatalf("err = %v; want *APIError", err)
+			}
+			want := &APIError{Status: http.StatusUnauthorized, Code: tc.wantCode, Message: tc.wantMsg, Method: "GET", Path: "/v1/pets"}
+			if tc.requestID != "" {
+				want.RequestID = "req-[REDACTED]"
+			}
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(APIError{}, "Body")); diff != "" {
+				t.Errorf("APIError (-want +got):\n%s", diff)
+			}
+			if tc.wantCut && !strings.HasSuffix(string(got.Body), "[REDACTED]") {
+				t.Errorf("Body sample ends with %q; want the start of the key redacted", got.Body[max(0, len(got.Body)-40):])
+			}
+			for name, s := range map[string]string{"Error()": err.Error(), "Body": string(got.Body), "%+v": fmt.Sprintf("%+v", got)} {
+				if showsPercentKey(s, key) {
+					t.Errorf("%s shows the key: %s", name, s)
+				}
+			}
+		})
+	}
+}
+
+// percentAll returns s with every character percent-encoded.
+func percentAll(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
 // TestKeyInAnotherFormInTransportErrorIsRedacted: the text of a transport
 // error echoes the key in another case; the *url.Error stays.
 func TestKeyInAnotherFormInTransportErrorIsRedacted(t *testing.T) {
@@ -598,7 +812,7 @@ func TestKeyInMalformedResponseIsRedacted(t *testing.T) {
 // counts every goroutine's allocations.
 func TestDecodeErrorBodyAllocs(t *testing.T) {
 	body := []byte(`{"code":"not_found","message":"pet 7 not found","status":404}`)
-	if n := testing.AllocsPerRun(10, func() { _, _ = decodeErrorBody(body) }); n > 2 {
+	if n := testing.AllocsPerRun(10, func() { _, _ = decodeErrorBody(body, false) }); n > 2 {
 		t.Errorf("decodeErrorBody: %v allocations; want at most 2", n)
 	}
 }

@@ -2,10 +2,12 @@
 // error body, a header value, a transport error's text. It exists because a
 // server may echo the key in a form other than the one it was sent in, and
 // an exact match misses those: JSON-escaped ("\/" for "/", "\u002B" or
-// "\u002b" for "+", any character as \uXXXX), in another letter case (a
-// media type, lower-cased by mime.ParseMediaType), or cut off at the end of
-// a sample of a longer body. It has one job: find every such form of one
-// key and replace it with "[REDACTED]".
+// "\u002b" for "+", any character as \uXXXX), percent-encoded as a
+// form-encoded error or a link writes it ("%2F" for "/", "%2B" or "%2b" for
+// "+", "%3D" for "=", any character as %XX), the two mixed, in another
+// letter case (a media type, lower-cased by mime.ParseMediaType), or cut off
+// at the end of a sample of a longer body. It has one job: find every such
+// form of one key and replace it with "[REDACTED]".
 //
 // It runs on error paths and on the request id of a logged attempt, on texts
 // up to 64 KiB: the scan is linear (Knuth-Morris-Pratt over the text read as
@@ -75,10 +77,13 @@ func (r *Redactor) Bytes(b []byte, cut bool) []byte {
 }
 
 // redact is one pass over s. With escapes, it reads JSON escapes (\/,
-// \uXXXX, ...) as the character they stand for; without, every byte as
-// itself. String and Bytes make both passes: a text that is not JSON may
-// hold the key literally right after a backslash, where the first pass
-// reads an escape (key "u0041b" in `C:\u0041b`).
+// \uXXXX, ...) and percent escapes (%XX) as the character they stand for;
+// without, every byte as itself. String and Bytes make both passes: a text
+// that is not JSON may hold the key literally right after a backslash,
+// where the first pass reads an escape (key "u0041b" in `C:\u0041b`), and a
+// key may start with what follows a percent sign (key "2Fab" in "%2Fab").
+// No key holds a backslash or a percent sign (NewClient takes b64token
+// keys), so reading escapes never hides a match of the key as it is.
 func redact[T string | []byte](r *Redactor, s T, escapes, cut bool) T {
 	n := len(r.key)
 	// starts[t%n] is where the t-th character read starts: a match of n
@@ -101,7 +106,7 @@ func redact[T string | []byte](r *Redactor, s T, escapes, cut bool) T {
 	q, t := 0, 0 // q: characters of the key matched so far; t: characters read
 	for i := 0; i < len(s); {
 		c, size := int(lower(s[i])), 1
-		if escapes && s[i] == '\\' {
+		if escapes && (s[i] == '\\' || s[i] == '%') {
 			switch v, w := unescape(s[i:]); {
 			case w > 0:
 				c, size = v, w
@@ -143,15 +148,19 @@ func finish[T string | []byte](s T, out []byte, done int) T {
 	return T(append(out, s[done:]...))
 }
 
-// unescape reads the escape at the start of s (which starts with a
-// backslash) as JSON does: \/ and \uXXXX (hex digits in either case), and
-// the other two-character escapes (\\, \", \b, \f, \n, \r, \t), so
-// that the character after an escaped backslash is read as itself. It
-// returns the character, lower-cased, or -1 for one no key holds (not
-// ASCII), and the escape's width; a width of 0 when s does not start with
-// an escape (the backslash is then read as itself), and -1 when s ends
-// inside one.
+// unescape reads the escape at the start of s, which starts with a
+// backslash or a percent sign. A backslash starts one as JSON has them: \/
+// and \uXXXX (hex digits in either case), and the other two-character
+// escapes (\\, \", \b, \f, \n, \r, \t), so that the character after an
+// escaped backslash is read as itself. A percent sign starts a percent
+// escape, %XX (either case). It returns the character, lower-cased, or -1
+// for one no key holds (not ASCII), and the escape's width; a width of 0
+// when s does not start with an escape (the backslash or percent sign is
+// then read as itself), and -1 when s ends inside one.
 func unescape[T string | []byte](s T) (c, width int) {
+	if s[0] == '%' {
+		return unpercent(s)
+	}
 	if len(s) == 1 {
 		return 0, -1
 	}
@@ -178,6 +187,25 @@ func unescape[T string | []byte](s T) (c, width int) {
 		return int(lower(byte(v))), 6
 	}
 	return 0, 0
+}
+
+// unpercent is unescape for s that starts with a percent sign.
+func unpercent[T string | []byte](s T) (c, width int) {
+	v := 0
+	for i := 1; i < 3; i++ {
+		if i == len(s) {
+			return 0, -1
+		}
+		d := hex(s[i])
+		if d < 0 {
+			return 0, 0
+		}
+		v = v<<4 | d
+	}
+	if v >= 0x80 {
+		return -1, 3
+	}
+	return int(lower(byte(v))), 3
 }
 
 // hex returns the value of a hex digit, or -1.

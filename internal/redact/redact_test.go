@@ -31,6 +31,20 @@ func esc(s string, upper bool) string {
 	return b.String()
 }
 
+// pct returns s with every character percent-encoded, in upper- or
+// lower-case hex.
+func pct(s string, upper bool) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if upper {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return b.String()
+}
+
 func TestString(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -68,6 +82,25 @@ func TestString(t *testing.T) {
 		{"a key that reads as an escape", "u0041bc", `\u0041bc`, `\[REDACTED]`},
 		{"a key that starts with a slash", "/abc", `x\/abc`, `x[REDACTED]`},
 		{"non-ASCII around", key, "é" + key + "ü", "é[REDACTED]ü"},
+		{"slash as %2F, in a query", key, "?k=Sk-Test%2F9f+Ab&x=1", "?k=[REDACTED]&x=1"},
+		{"plus as %2B", key, "Sk-Test/9f%2BAb", "[REDACTED]"},
+		{"slash as %2f, plus as %2b", key, "Sk-Test%2f9f%2bAb", "[REDACTED]"},
+		{"form-encoded: both, upper-case hex", key, "key=Sk-Test%2F9f%2BAb", "key=[REDACTED]"},
+		{"every character percent-encoded, upper-case hex", key, "<" + pct(key, true) + ">", "<[REDACTED]>"},
+		{"every character percent-encoded, lower-case hex", key, "<" + pct(key, false) + ">", "<[REDACTED]>"},
+		{"percent-encoded letter in the other case", key, "%73k-test%2F9f+ab", "[REDACTED]"},
+		{"padding as %3D", "Ab+c/d==", "key=Ab%2Bc%2Fd%3D%3d;", "key=[REDACTED];"},
+		{`percent and JSON escapes mixed: \/ and %2B`, key, `"Sk-Test\/9f%2BAb"`, `"[REDACTED]"`},
+		{`percent and JSON escapes mixed: %2F and \u002b`, key, `Sk-Test%2F9f\u002bAb`, "[REDACTED]"},
+		{"percent, JSON escapes, literals and case mixed", key, `s\u006B-T%45st%2f9F\u002bab`, "[REDACTED]"},
+		{"near miss: a bad percent escape", key, "Sk-Test%2G9f+Ab", "Sk-Test%2G9f+Ab"},
+		{"near miss: a percent escape read in part", key, "Sk-Test%2F9f%2", "Sk-Test%2F9f%2"},
+		{"near miss: a non-ASCII percent escape", key, "Sk-Test%AF9f+Ab", "Sk-Test%AF9f+Ab"},
+		{"near miss: an encoded percent is not decoded twice", key, "Sk-Test%252F9f+Ab", "Sk-Test%252F9f+Ab"},
+		{"near miss: %% before an escape", key, "Sk-Test%%2F9f+Ab", "Sk-Test%%2F9f+Ab"},
+		{"a percent sign before the key", key, "%" + key, "%[REDACTED]"},
+		{"a key that reads as a percent escape", "2Fab", "%2Fab", "%[REDACTED]"},
+		{"overlap: percent-encoded, aab in a%61ab", "aab", "a%61ab", "a[REDACTED]"},
 		{"long key", strings.Repeat("k", 100) + "z", strings.Repeat("k", 150) + "z", strings.Repeat("k", 50) + "[REDACTED]"},
 		{"empty key", "", "anything", "anything"},
 	}
@@ -105,6 +138,14 @@ func TestBytes(t *testing.T) {
 		{"whole key and a start at a cut end", key + " " + key[:3], true, "[REDACTED] [REDACTED]"},
 		{"cut end that is no start of the key", `{"k":"Tk-`, true, `{"k":"Tk-`},
 		{"the longest start wins", `SSk-Test/9`, true, `S[REDACTED]`},
+		{"percent-encoded start at a cut end", `?k=Sk-Test%2F9f%2B`, true, `?k=[REDACTED]`},
+		{"cut after %", `?k=Sk-Test%`, true, `?k=[REDACTED]`},
+		{"cut inside %2F", `?k=Sk-Test%2`, true, `?k=[REDACTED]`},
+		{"cut inside the first percent escape", `?k=%5`, true, `?k=[REDACTED]`},
+		{"every character percent-encoded, cut", `?k=` + pct(key[:4], false), true, `?k=[REDACTED]`},
+		{"percent and JSON escapes mixed, cut", `{"k":"Sk-Test\/9f%2`, true, `{"k":"[REDACTED]`},
+		{"cut inside %2F, not cut: kept", `?k=Sk-Test%2`, false, `?k=Sk-Test%2`},
+		{"cut end after a bad percent escape: kept", `?k=Sk-Test%2G`, true, `?k=Sk-Test%2G`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,7 +166,7 @@ func TestBytes(t *testing.T) {
 // without allocating, however long.
 func TestNoKeyNoAllocation(t *testing.T) {
 	r := New(key)
-	s := strings.Repeat(`{"message":"Sk-Test/9 is \u0053k, not the key"} `, 1300) // ~64 KiB
+	s := strings.Repeat(`{"message":"Sk-Test/9 is \u0053k, not the key, nor Sk%2DTest%2f9 (100%)"} `, 850) // ~64 KiB
 	b := []byte(s)
 	if got := r.String(s); got != s {
 		t.Fatalf("String changed a text without the key")
@@ -167,15 +208,17 @@ func TestPrintingARedactorShowsNoKey(t *testing.T) {
 	}
 }
 
-// jsonToken is one character of a JSON string as the reference reads it:
-// an escape, an escape cut short at the end of the text, or any other
-// character (a byte that is not UTF-8 is one too).
-var jsonToken = regexp.MustCompile(`\\u[0-9a-fA-F]{4}|\\["\\/bfnrt]|\\u[0-9a-fA-F]{0,3}$|\\$|(?s:.)`)
+// jsonToken is one character of a JSON string, percent escapes decoded, as
+// the reference reads it: a JSON or percent escape, either cut short at the
+// end of the text, or any other character (a byte that is not UTF-8 is one
+// too).
+var jsonToken = regexp.MustCompile(`\\u[0-9a-fA-F]{4}|\\["\\/bfnrt]|%[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{0,3}$|\\$|%[0-9a-fA-F]?$|(?s:.)`)
 
 // holds reports whether s holds key, in any letter case, read either as
-// the characters of a JSON string (escapes decoded) or byte by byte; with
-// atEnd, also whether s ends with a start of the key, or inside an escape,
-// in the JSON reading. It is the slow, plain reference for FuzzRedact.
+// the characters of a JSON string with percent escapes decoded too, or byte
+// by byte; with atEnd, also whether s ends with a start of the key, or
+// inside an escape, in the first reading. It is the slow, plain reference
+// for FuzzRedact.
 func holds(s, key string, atEnd bool) bool {
 	key, low := strings.ToLower(key), strings.ToLower(s)
 	if strings.Contains(low, key) {
@@ -189,11 +232,14 @@ func holds(s, key string, atEnd bool) bool {
 		case len(tok) == 6:
 			n, _ := strconv.ParseUint(tok[2:], 16, 16)
 			r = rune(n)
+		case len(tok) == 3 && tok[0] == '%':
+			n, _ := strconv.ParseUint(tok[1:], 16, 8)
+			r = rune(n)
 		case tok == `\/` || tok == `\\` || tok == `\"`:
 			r = rune(tok[1])
 		case tok[0] == '\\' && len(tok) == 2 && tok[1] != 'u':
 			r = -2 // \b, \f, \n, \r, \t
-		case tok[0] == '\\' && loc[1] == len(s) && (len(tok) == 1 || tok[1] == 'u'):
+		case (tok[0] == '\\' || tok[0] == '%') && loc[1] == len(s) && (len(tok) == 1 || tok[1] == 'u' || tok[0] == '%'):
 			if atEnd {
 				return true // an escape cut short
 			}
@@ -233,6 +279,9 @@ func FuzzRedact(f *testing.F) {
 	f.Add(key, esc(key, true)[:20], true)
 	f.Add("abab", "abababab", false)
 	f.Add("u0041bc", `\u0041bc`, false)
+	f.Add(key, "k=Sk-Test%2F9f%2bAb", false)
+	f.Add(key, `Sk-Test\/9f%2`, true)
+	f.Add("2Fab", "%2Fab%", true)
 	f.Fuzz(func(t *testing.T, k, s string, cut bool) {
 		// A b64token key: the only keys NewClient accepts.
 		k = strings.Map(func(r rune) rune {
