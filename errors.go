@@ -185,9 +185,9 @@ type member struct {
 // apiFields returns the Code and Message of an APIError whose body of n
 // bytes is e. It keeps what can be kept and describes the rest:
 //
-//   - Code is the body's "code", a string as it is, a number as its JSON
-//     text ({"code":400} gives "400"); "" for any other value, or one the
-//     body ends inside of.
+//   - Code is the body's "code" when that is a whole string; "" for any
+//     other value ({"code":400} is not the Error shape, whose code is a
+//     string), or one the body ends inside of.
 //   - Message is the body's "message" when that is a whole string. A
 //     "message" of another type is described: `JSON body whose "message" is
 //     an array (N bytes)` (or a number, a boolean, an object).
@@ -211,7 +211,7 @@ func (e errorBody) apiFields(n int) (code, message string) {
 		}
 		return "", "JSON " + kindName(e.kind) + ", not an Error object" + size
 	}
-	keep := (e.code.kind == jsonscan.String || e.code.kind == jsonscan.Number) && !e.code.cut
+	keep := e.code.kind == jsonscan.String && !e.code.cut
 	if keep {
 		code = e.code.text
 	}
@@ -360,12 +360,12 @@ func (m *member) decode(d *jsonscan.Decoder, data []byte) error {
 		}
 		m.text = s.String()
 	case jsonscan.Number:
-		start := offset(d)
+		start := d.Offset()
 		if err := d.Skip(); err != nil {
 			m.cut = true
 			return err
 		}
-		if end := offset(d); end < len(data) {
+		if end := d.Offset(); end < len(data) {
 			m.text = string(data[start:end])
 		} else {
 			m.cut = true // its next digit may be in what was not read
@@ -380,17 +380,6 @@ func (m *member) decode(d *jsonscan.Decoder, data []byte) error {
 		}
 	}
 	return nil
-}
-
-// offset returns where d is in its input. jsonscan has no accessor for it,
-// but documents TypeError's Offset as the current one. It costs an
-// allocation: it is only used for a numeric code or message.
-func offset(d *jsonscan.Decoder) int {
-	var se *jsonscan.SyntaxError
-	if !errors.As(d.TypeError(""), &se) {
-		panic("petstore: jsonscan.TypeError is not a *SyntaxError")
-	}
-	return se.Offset
 }
 
 // transportError is a failure without an HTTP response: a transport,

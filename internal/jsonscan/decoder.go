@@ -96,6 +96,10 @@ func (d *Decoder) syntaxError() error {
 // not what the caller wants: "want " + want.
 func (d *Decoder) TypeError(want string) error { return d.errorf("want " + want) }
 
+// Offset returns where d is in its input: the offset of the next byte it
+// reads.
+func (d *Decoder) Offset() int { return d.pos }
+
 // ws skips JSON whitespace and returns the next byte, or 0 at the end. It
 // is small enough to inline: it only looks at one byte when there is no
 // whitespace, as in most JSON.
