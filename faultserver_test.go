@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/petstore/petstore-go/internal/transport"
+	"golang.org/x/net/http2"
 )
 
 // The fault server: a Pet Store served over real loopback sockets that, per
@@ -37,6 +38,13 @@ const (
 	faultResetAfterHeaders                   // 200 and its headers, then a reset
 	faultTruncatedBody                       // 200 with a Content-Length larger than the body sent
 	faultStall                               // no answer until the client gives up
+	// Kinds of HTTP/2 (see h2Control): frames net/http's server never sends.
+	faultH2ResetAfterRequest // RST_STREAM(PROTOCOL_ERROR) once the request is read and acted on
+	faultH2Refused           // RST_STREAM(REFUSED_STREAM), not acted on
+	faultH2ResetMidBody      // 200, half its body, then RST_STREAM(INTERNAL_ERROR)
+	faultH2GoAwayBefore      // a GOAWAY whose last stream id excludes the request, not acted on
+	faultH2GoAwayAfter       // the same once the request is acted on (a lie)
+	faultH2CloseMidStream    // 200, half its body, then the connection closed
 	// Kinds for the key-leak test only:
 	faultMalformed   // a response head that is not HTTP, echoing the key
 	faultErrorStatus // f.status (4xx, 3xx) with an Error body
@@ -49,15 +57,19 @@ const (
 var faultNames = [numFaultKinds]string{
 	"none", "429", "429 Retry-After within max", "429 Retry-After over max", "5xx JSON", "5xx HTML",
 	"reset before headers", "reset after headers", "truncated body", "stall",
+	"RST_STREAM(PROTOCOL_ERROR) after the request", "REFUSED_STREAM", "RST_STREAM(INTERNAL_ERROR) mid-body",
+	"GOAWAY before acting", "GOAWAY after acting", "connection closed mid-stream",
 	"malformed response", "error status", "redirect", "oversize body", "bad body",
 }
 
 func (k faultKind) String() string { return faultNames[k] }
 
-// fault is the plan for one request: a kind and, for 5xx kinds, the status.
+// fault is the plan for one request: a kind and, for 5xx kinds, the status;
+// once served, also the connection it was served on.
 type fault struct {
 	kind   faultKind
 	status int
+	conn   string // the client's address: one per connection
 }
 
 func (f fault) String() string {
@@ -88,7 +100,28 @@ func (f fault) transport() bool {
 	case faultResetBeforeHeaders, faultResetAfterHeaders, faultTruncatedBody, faultStall, faultMalformed, faultOversize, faultBadBody:
 		return true
 	}
+	return f.kind.http2()
+}
+
+// replayable reports whether net/http may send a read again, within its
+// attempt, after the fault: when the server cannot have acted on it.
+func (f fault) replayable() bool {
+	switch f.kind {
+	case faultH2Refused, faultResetBeforeHeaders, faultResetAfterHeaders:
+		return true // resets: only when nothing was written, which the SDK checks
+	}
 	return false
+}
+
+// http2 reports whether k is one of the HTTP/2 kinds.
+func (k faultKind) http2() bool {
+	return k >= faultH2ResetAfterRequest && k <= faultH2CloseMidStream
+}
+
+// connectionWide reports whether the fault ends the whole connection, so
+// that it also fails the other requests in flight on it.
+func (k faultKind) connectionWide() bool {
+	return k == faultH2GoAwayBefore || k == faultH2GoAwayAfter || k == faultH2CloseMidStream
 }
 
 // retryable reports whether the documented policy retries an attempt that
@@ -109,13 +142,15 @@ func (f fault) retryable(post bool) bool {
 // or stalls after committing.
 func (f fault) stores() bool {
 	switch f.kind {
-	case fault429, fault429RetryAfter, fault429RetryAfterLong:
+	case fault429, fault429RetryAfter, fault429RetryAfterLong, faultH2Refused, faultH2GoAwayBefore:
 		return false
 	}
 	return true
 }
 
-// faultWeights is the share, in percent, of each kind in TestFaultInjection.
+// faultWeights is the share, in percent, of each kind in TestFaultInjection
+// over HTTP/1.1; faultWeightsH2 over HTTP/2, where the resets and the body
+// cut short are stream resets (see faultServer.answer).
 var faultWeights = [numFaultKinds]int{
 	faultNone:               60,
 	fault429:                4,
@@ -129,13 +164,32 @@ var faultWeights = [numFaultKinds]int{
 	faultStall:              3,
 }
 
+var faultWeightsH2 = [numFaultKinds]int{
+	faultNone:                63,
+	fault429:                 3,
+	fault429RetryAfter:       3,
+	fault429RetryAfterLong:   2,
+	fault5xxJSON:             4,
+	fault5xxHTML:             3,
+	faultResetBeforeHeaders:  2,
+	faultResetAfterHeaders:   2,
+	faultTruncatedBody:       2,
+	faultStall:               2,
+	faultH2ResetAfterRequest: 4,
+	faultH2Refused:           4,
+	faultH2ResetMidBody:      3,
+	faultH2GoAwayBefore:      1,
+	faultH2GoAwayAfter:       1,
+	faultH2CloseMidStream:    1,
+}
+
 var serverErrors = []int{500, 502, 503, 504}
 
 // seededPlan returns the fault plan of TestFaultInjection: the fault of the
 // n-th request for a key is a function of the seed, the key and n only, so
 // a run is reproducible from its seed whatever the order in which requests
 // arrive.
-func seededPlan(seed uint64) func(key string, n int) fault {
+func seededPlan(seed uint64, weights *[numFaultKinds]int) func(key string, n int) fault {
 	return func(key string, n int) fault {
 		h := fnv.New64a()
 		var b [16]byte
@@ -145,7 +199,7 @@ func seededPlan(seed uint64) func(key string, n int) fault {
 		h.Write([]byte(key))
 		x := splitmix64(h.Sum64())
 		r := int(x % 100)
-		for k, w := range faultWeights {
+		for k, w := range weights {
 			if r < w {
 				return fault{kind: faultKind(k), status: serverErrors[(x>>32)%uint64(len(serverErrors))]}
 			}
@@ -163,15 +217,18 @@ func splitmix64(x uint64) uint64 {
 }
 
 // faultServer is a Pet Store on a loopback socket that answers each request
-// as its plan says and records what it did.
+// as its plan says and records what it did: over HTTP/1.1
+// (newFaultServer), or over HTTP/2 with TLS (newFaultServerH2).
 type faultServer struct {
-	*httptest.Server
+	URL   string
+	Close func() // stops the server; waits for its handlers, so the counts are final
+	h2    bool
 	t     testing.TB
 	key   string                        // the API key it expects
 	plan  func(key string, n int) fault // the fault of the n-th request for a key
 	echo  bool                          // echo the API key in every error answer and header
 	stall time.Duration                 // the longest a stall lasts
-	conns atomic.Int64                  // connections accepted
+	conns func() int64                  // connections accepted so far
 
 	mu       sync.Mutex
 	log      map[string][]fault // per request key, the faults served in order
@@ -180,20 +237,36 @@ type faultServer struct {
 	nextID   int64
 	injected [numFaultKinds]int
 	requests int
+	cut      map[string]bool // connections a connection-wide fault ended (HTTP/2)
 }
 
 func newFaultServer(t testing.TB, key string, plan func(string, int) fault) *faultServer {
 	t.Helper()
 	s := &faultServer{t: t, key: key, plan: plan, stall: 5 * time.Second,
-		log: map[string][]fault{}, attempts: map[string][]fault{}, stored: map[string][]Pet{}, nextID: 1 << 40}
-	s.Server = httptest.NewUnstartedServer(s)
-	s.Config.ConnState = func(_ net.Conn, cs http.ConnState) {
+		log: map[string][]fault{}, attempts: map[string][]fault{}, stored: map[string][]Pet{}, nextID: 1 << 40, cut: map[string]bool{}}
+	var conns atomic.Int64
+	s.conns = conns.Load
+	srv := httptest.NewUnstartedServer(s)
+	srv.Config.ConnState = func(_ net.Conn, cs http.ConnState) {
 		if cs == http.StateNew {
-			s.conns.Add(1)
+			conns.Add(1)
 		}
 	}
-	s.Start()
+	srv.Start()
+	s.URL, s.Close = srv.URL, srv.Close
 	t.Cleanup(s.Close)
+	return s
+}
+
+// newFaultServerH2 is newFaultServer over HTTP/2 with TLS, on an h2Server,
+// whose frames can carry the HTTP/2 kinds of fault.
+func newFaultServerH2(t testing.TB, key string, plan func(string, int) fault) *faultServer {
+	t.Helper()
+	s := &faultServer{t: t, key: key, plan: plan, stall: 5 * time.Second, h2: true,
+		log: map[string][]fault{}, attempts: map[string][]fault{}, stored: map[string][]Pet{}, nextID: 1 << 40, cut: map[string]bool{}}
+	srv := newH2Server(t, s)
+	s.URL, s.Close = srv.URL, srv.Close
+	s.conns = srv.Conns
 	return s
 }
 
@@ -259,6 +332,9 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/pets":
 		var p NewPet
 		if err := json.NewDecoder(r.Body).Decode(&p); err != nil {
+			if s.h2 {
+				return // the connection ended under the request: it is lost
+			}
 			s.t.Errorf("POST body: %v", err)
 		}
 		key = createKey(p.Name)
@@ -281,6 +357,7 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.stored[p.Name] = append(s.stored[p.Name], pet)
 			stored = &pet
 		}
+		f.conn = r.RemoteAddr
 		s.record(key, r.Header.Get(attemptHeader), f)
 		s.mu.Unlock()
 		s.answer(w, r, f, http.StatusCreated, func() any { return answer(stored) })
@@ -292,6 +369,7 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	f := s.plan(key, len(s.log[key]))
+	f.conn = r.RemoteAddr
 	s.record(key, r.Header.Get(attemptHeader), f)
 	s.mu.Unlock()
 	s.answer(w, r, f, http.StatusOK, func() any { return answer(nil) })
@@ -300,6 +378,9 @@ func (s *faultServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // record notes that the server met f for key, in a request whose
 // attemptHeader is tag (if any); s.mu is held.
 func (s *faultServer) record(key, tag string, f fault) {
+	if f.kind.connectionWide() {
+		s.cut[f.conn] = true
+	}
 	s.log[key] = append(s.log[key], f)
 	if tag != "" {
 		s.attempts[tag] = append(s.attempts[tag], f)
@@ -314,6 +395,22 @@ func (s *faultServer) servedTo(tag string) []fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]fault(nil), s.attempts[tag]...)
+}
+
+// wasCut reports whether a connection-wide fault ended the connection f
+// was served on: any request in flight on it may have failed, whatever it
+// was served.
+func (s *faultServer) wasCut(f fault) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cut[f.conn]
+}
+
+// anyCut reports whether a connection-wide fault has ended a connection.
+func (s *faultServer) anyCut() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.cut) > 0
 }
 
 func (s *faultServer) storedAs(name string) []Pet {
@@ -339,6 +436,9 @@ func (s *faultServer) answer(w http.ResponseWriter, r *http.Request, f fault, ok
 			msg += " for key " + s.key
 		}
 		json.NewEncoder(w).Encode(map[string]any{"code": code, "message": msg, "status": status})
+	}
+	if s.h2 && s.answerH2(w, r, f, ok, body) {
+		return
 	}
 	switch f.kind {
 	case faultNone:
@@ -410,6 +510,45 @@ func (s *faultServer) answer(w http.ResponseWriter, r *http.Request, f fault, ok
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(ok)
 	json.NewEncoder(w).Encode(body())
+}
+
+// answerH2 writes what an HTTP/2 fault calls for, and reports false for a
+// kind that is answered as over HTTP/1.1. A reset or a body cut short is a
+// RST_STREAM (INTERNAL_ERROR) over HTTP/2, where a handler cannot take the
+// connection over.
+func (s *faultServer) answerH2(w http.ResponseWriter, r *http.Request, f fault, ok int, body func() any) bool {
+	ctl := w.(h2Control)
+	halfBody := func(end func()) {
+		data, _ := json.Marshal(body())
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		w.WriteHeader(ok)
+		w.Write(data[:len(data)/2])
+		w.(http.Flusher).Flush()
+		end()
+	}
+	switch f.kind {
+	case faultResetBeforeHeaders:
+		ctl.ResetStream(http2.ErrCodeInternal)
+	case faultResetAfterHeaders:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(ok)
+		w.(http.Flusher).Flush()
+		ctl.ResetStream(http2.ErrCodeInternal)
+	case faultTruncatedBody, faultH2ResetMidBody:
+		halfBody(func() { ctl.ResetStream(http2.ErrCodeInternal) })
+	case faultH2ResetAfterRequest:
+		ctl.ResetStream(http2.ErrCodeProtocol)
+	case faultH2Refused:
+		ctl.ResetStream(http2.ErrCodeRefusedStream)
+	case faultH2GoAwayBefore, faultH2GoAwayAfter:
+		ctl.GoAway(ctl.StreamID()-2, http2.ErrCodeNo)
+	case faultH2CloseMidStream:
+		halfBody(ctl.CloseConn)
+	default:
+		return false
+	}
+	return true
 }
 
 // hijack takes the connection over and hands it to f with the head of a 200
