@@ -389,3 +389,60 @@ func TestCreatePetRetriesRefusedConnections(t *testing.T) {
 		t.Errorf("logged %d attempts; want 3", n)
 	}
 }
+
+// TestBodyWhoseCloseDoesNotInterruptRead: a RoundTripper passed with
+// WithHTTPClient whose body is an io.NopCloser around a reader that blocks
+// (what many hand-written, recording and mock transports return), or one
+// that returns no byte and no error forever, does not hold the call up:
+// the call ends with the attempt's time or the context, or with
+// io.ErrNoProgress.
+func TestBodyWhoseCloseDoesNotInterruptRead(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		body    func(release <-chan struct{}) io.Reader
+		want    error
+		timeout time.Duration // WithTimeout
+		ctx     time.Duration // the call's context
+	}{
+		{"a Read that blocks, attempt timeout first", blockedUntil, context.DeadlineExceeded, 200 * time.Millisecond, time.Minute},
+		{"a Read that blocks, context first", blockedUntil, context.DeadlineExceeded, time.Minute, 300 * time.Millisecond},
+		{"(0, nil) forever", func(<-chan struct{}) io.Reader { return noProgress{} }, io.ErrNoProgress, time.Minute, time.Minute},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			t.Cleanup(func() { close(release) }) // the abandoned Read returns, so goleak finds nothing
+			rt := roundTripFunc(func(*http.Request) (*http.Response, error) {
+				body := io.NopCloser(io.MultiReader(strings.NewReader(`[{"id":1,`), tc.body(release)))
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: body, ContentLength: -1}, nil
+			})
+			c, err := NewClient(testKey, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: rt}), WithMaxRetries(0), WithTimeout(tc.timeout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), tc.ctx)
+			defer cancel()
+			var pets []Pet
+			wait(t, 30*time.Second, func() { pets, err = c.ListPets(ctx, ListPetsParams{}) })
+			if pets != nil || !errors.Is(err, tc.want) {
+				t.Errorf("ListPets = %v, %v; want an error that matches %v", pets, err, tc.want)
+			}
+		})
+	}
+}
+
+// blockedUntil returns a reader whose Read blocks until release is closed.
+func blockedUntil(release <-chan struct{}) io.Reader {
+	return readerFunc(func([]byte) (int, error) { <-release; return 0, io.EOF })
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// noProgress returns (0, nil) forever, as io.ErrNoProgress describes.
+type noProgress struct{}
+
+func (noProgress) Read([]byte) (int, error) { return 0, nil }
