@@ -1,6 +1,6 @@
 module github.com/petstore/petstore-go/internal/contract
 
-go 1.23
+go 1.23.0
 
 require (
 	github.com/google/go-cmp v0.7.0
