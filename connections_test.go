@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -366,4 +367,65 @@ func TestConcurrentUseSharesConnections(t *testing.T) {
 			t.Logf("%d goroutines, %d requests: %d connections", goroutines, held.Load(), conns.Load())
 		})
 	}
+}
+
+// TestStaleKeepAliveConnectionIsResent: over HTTP/1.1, a request that meets
+// a kept-alive connection the server has closed (its write fails, nothing of
+// it written) is sent again by net/http on a new connection, within the
+// attempt, a GET and a POST alike: the server cannot have processed it.
+func TestStaleKeepAliveConnectionIsResent(t *testing.T) {
+	t.Parallel()
+	var gets, posts atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, `{"id":1,"name":"Rex","categoryId":1}`)
+			return
+		}
+		gets.Add(1)
+		fmt.Fprint(w, `[]`)
+	}))
+	t.Cleanup(srv.Close)
+	// Every connection's second request fails to write, as on a
+	// connection the server closed while it was idle.
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &staleAfterOne{Conn: c}, nil
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithHTTPClient(&http.Client{Transport: tr}), WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 3 {
+		if _, err := c.ListPets(ctx, ListPetsParams{}); err != nil {
+			t.Fatalf("ListPets %d: %v", i+1, err)
+		}
+		if _, err := c.CreatePet(ctx, NewPet{Name: "Rex", CategoryID: 1}); err != nil {
+			t.Fatalf("CreatePet %d: %v", i+1, err)
+		}
+	}
+	if gets.Load() != 3 || posts.Load() != 3 {
+		t.Errorf("the server got %d GETs and %d POSTs; want 3 and 3", gets.Load(), posts.Load())
+	}
+}
+
+// staleAfterOne is a connection whose writes fail, with nothing written,
+// once it has carried one request.
+type staleAfterOne struct {
+	net.Conn
+	writes atomic.Int32
+}
+
+func (c *staleAfterOne) Write(p []byte) (int, error) {
+	if c.writes.Add(1) > 1 {
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}
+	}
+	return c.Conn.Write(p)
 }

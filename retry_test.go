@@ -1,6 +1,7 @@
 package petstore
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -446,3 +448,74 @@ func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 type noProgress struct{}
 
 func (noProgress) Read([]byte) (int, error) { return 0, nil }
+
+// TestBodyOfReadResponseEndsWithTheAttempt: a hand-written RoundTripper
+// that reads its response with http.ReadResponse returns a body whose Close
+// waits for a blocked Read; a server that stalls mid-body still does not
+// hold the call past its attempt's time.
+func TestBodyOfReadResponseEndsWithTheAttempt(t *testing.T) {
+	t.Parallel()
+	head := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n" + `[{"id":1,`
+	addr := headThenSilence(t, head)
+	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		if err := req.Write(conn); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return http.ReadResponse(bufio.NewReader(conn), req)
+	})
+	c, err := NewClient(testKey, WithBaseURL("http://"+addr+"/v1"), WithHTTPClient(&http.Client{Transport: rt}),
+		WithMaxRetries(0), WithTimeout(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pets []Pet
+	wait(t, 30*time.Second, func() { pets, err = c.ListPets(context.Background(), ListPetsParams{}) })
+	if pets != nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("ListPets = %v, %v; want an error that matches context.DeadlineExceeded", pets, err)
+	}
+}
+
+// headThenSilence answers every request with head and then says nothing,
+// until the test ends and closes the connections.
+func headThenSilence(t *testing.T, head string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go func() {
+				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+					io.WriteString(c, head)
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return l.Addr().String()
+}

@@ -36,11 +36,15 @@ type attempt struct {
 	composed        bool                    // trace is in a context of httptrace's, over the caller's trace
 	buf             bufferedBody            // the response body, once read (readAsync's goroutine reads into it)
 
+	base  http.RoundTripper             // what the request is sent through, for speaksHTTP1
+	body0 func() (io.ReadCloser, error) // the request's own GetBody (see getBody)
+
 	mu      sync.Mutex
 	conn    net.Conn  // of the last request net/http began to send
 	body    io.Closer // the body being read
 	tries   int32     // requests net/http began to send (GotConn calls)
 	refused refusal   // why a resend was refused (see gotConn)
+	reused  bool      // the last request's connection had served others before
 	sent    bool      // the last request may have reached the server (its headers were written)
 	ended   bool      // the attempt has ended: a body is closed at once
 	expired bool      // its time ran out
@@ -114,20 +118,25 @@ func (a *attempt) ctx() context.Context {
 
 // gotConn runs each time net/http begins to send the attempt's request on
 // a connection (httptrace's GotConn): once, and again whenever net/http
-// resends it within the attempt, after a stale connection, a RST_STREAM or
-// a GOAWAY. One resend is allowed, and only when the server cannot have
-// processed the request: nothing of it was written, or it was refused on a
-// connection that is still in use (HTTP/2's REFUSED_STREAM, after which
-// net/http keeps the connection; a PROTOCOL_ERROR or GOAWAY makes it take
-// another). Any other resend is stopped before a byte of it is written: the
+// resends it within the attempt. One resend is allowed, and only when the
+// server cannot have processed the request:
+//
+//   - nothing of it was written (an HTTP/2 connection that became
+//     unusable before the request went out);
+//   - over HTTP/1.1, the request went out on a connection that had served
+//     others before, which the server closed: net/http resends only then,
+//     a GET or a POST of which nothing was written (see getBody), as when
+//     a server's keep-alive timeout ends a connection as a request is sent;
+//   - over HTTP/2, the server refused the stream and kept the connection
+//     (REFUSED_STREAM; after a PROTOCOL_ERROR or a GOAWAY net/http takes
+//     another connection, and the SDK cannot tell a GOAWAY that excludes
+//     the request from a reset after processing it).
+//
+// Any other resend is stopped before a byte of it is written: the
 // attempt's context is cancelled, which HTTP/2 checks before it writes
 // headers, and an HTTP/1 connection, which is the request's alone, is
 // closed, as HTTP/1 writes whatever the context says. The attempt then
 // fails with the reason, and the retry policy decides, with its waits.
-//
-// A request with a body is never resent once written, by its GetBody
-// (see RoundTrip): a POST reaches this point a second time only when
-// nothing of it went out.
 func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	a.mu.Lock()
 	a.tries++
@@ -136,10 +145,13 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	case a.tries == 1:
 	case a.tries > 2:
 		refused = resentTwice
-	case a.sent && !(info.Reused && info.Conn == a.conn):
+	case !a.sent:
+	case a.reused && speaksHTTP1(a.conn, a.base):
+	case info.Reused && info.Conn == a.conn:
+	default:
 		refused = resentAfterSent
 	}
-	a.conn, a.sent = info.Conn, false
+	a.conn, a.reused, a.sent = info.Conn, info.Reused, false
 	if a.refused == notRefused {
 		a.refused = refused
 	}
@@ -148,12 +160,26 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 		return
 	}
 	a.cancel(refused.err())
-	if c := info.Conn; c != nil && !isHTTP2(c) {
+	if c := info.Conn; c != nil && speaksHTTP1(c, a.base) {
 		if tc, ok := c.(*tls.Conn); ok {
 			c = tc.NetConn() // no close_notify: nothing more is written
 		}
 		c.Close()
 	}
+}
+
+// getBody is the GetBody of the attempt's request, which net/http calls to
+// send its body again within the attempt. It refuses once the request may
+// have reached the server, unless over HTTP/1.1, which calls it only when
+// nothing of the request was written.
+func (a *attempt) getBody() (io.ReadCloser, error) {
+	a.mu.Lock()
+	ok := !a.sent || speaksHTTP1(a.conn, a.base)
+	a.mu.Unlock()
+	if !ok || a.body0 == nil {
+		return nil, errBodySent
+	}
+	return a.body0()
 }
 
 // wroteHeaders runs when the request's headers have been written to the
@@ -166,13 +192,47 @@ func (a *attempt) wroteHeaders() {
 	a.mu.Unlock()
 }
 
-// isHTTP2 reports whether c is a TLS connection that negotiated HTTP/2,
-// which carries other requests too. (A connection that speaks HTTP/2
-// without TLS, which only a caller's transport may set up, counts as
-// HTTP/1 here.)
-func isHTTP2(c net.Conn) bool {
-	tc, ok := c.(interface{ ConnectionState() tls.ConnectionState })
-	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
+// speaksHTTP1 reports whether requests on c, a connection of base, are
+// HTTP/1: a TLS connection that did not negotiate h2, or one without TLS
+// unless base is set up for HTTP/2 without TLS (see plainHTTP2). An HTTP/2
+// connection carries other requests too; an HTTP/1 one, the request's
+// alone.
+func speaksHTTP1(c net.Conn, base http.RoundTripper) bool {
+	if c == nil {
+		return false
+	}
+	if tc, ok := c.(interface{ ConnectionState() tls.ConnectionState }); ok {
+		return tc.ConnectionState().NegotiatedProtocol != "h2"
+	}
+	return !plainHTTP2(base)
+}
+
+// plainHTTP2 reports whether rt speaks HTTP/2 without TLS: an
+// *http.Transport whose Protocols (Go 1.24) enable unencrypted HTTP/2, or
+// golang.org/x/net/http2's Transport. It looks with reflect, as the SDK
+// supports Go versions without Protocols, and only when a resend is to be
+// decided. A RoundTripper that wraps one of those is taken for HTTP/1.
+func plainHTTP2(rt http.RoundTripper) bool {
+	v := reflect.ValueOf(rt)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	t := v.Elem().Type()
+	switch {
+	case t.PkgPath() == "golang.org/x/net/http2" && t.Name() == "Transport":
+		return true
+	case t == reflect.TypeOf(http.Transport{}):
+		p := v.Elem().FieldByName("Protocols")
+		if !p.IsValid() || p.Kind() != reflect.Pointer || p.IsNil() {
+			return false
+		}
+		m := p.MethodByName("UnencryptedHTTP2")
+		if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 || m.Type().Out(0).Kind() != reflect.Bool {
+			return false
+		}
+		return m.Call(nil)[0].Bool()
+	}
+	return false
 }
 
 // ResendError is an attempt that net/http would have sent again within the
@@ -204,8 +264,9 @@ const (
 )
 
 var (
-	errResentAfterSent = &ResendError{Reason: "the server ended the request without an answer after it was sent (a reset stream, a GOAWAY or a closed connection); not sent again within the attempt, as the server may have processed it"}
+	errResentAfterSent = &ResendError{Reason: "the server ended the request without an answer after it was sent (a reset stream, a GOAWAY or a closed connection); not sent again within the attempt, as the SDK cannot tell whether the server processed it"}
 	errResentTwice     = &ResendError{Reason: "net/http would send the request a third time within one attempt; not sent"}
+	errBodySent        = &ResendError{Reason: "the server ended the request without an answer after its body was sent (a reset stream or a GOAWAY); a request with a body is never sent twice"}
 )
 
 // err returns the error of an attempt that r ended, or nil.
@@ -252,14 +313,6 @@ func (a *attempt) refusal() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.refused.err()
-}
-
-// wasSent reports whether any of the attempt's requests may have reached
-// the server.
-func (a *attempt) wasSent() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.sent || a.tries > 1
 }
 
 // release stops the timer and cancels the attempt's context.
@@ -362,15 +415,24 @@ func (a *attempt) bufferBody(parent context.Context, resp *http.Response) error 
 }
 
 // closeInterruptsRead reports whether closing body ends a Read that blocks
-// on it: true of the bodies of net/http's own transports (HTTP/1, HTTP/2,
-// the connection of a 101, gzip), whose Close tears the stream or the
-// connection down. A body from any other RoundTripper is read by readAsync.
+// on it: true of the bodies net/http's own transports return (HTTP/1,
+// HTTP/2, the connection of a 101, gzip), whose Close tears the stream or
+// the connection down. Not of http.ReadResponse's, whose Close waits for
+// the Read. A body from any other RoundTripper is read by readAsync.
 func closeInterruptsRead(body io.Reader) bool {
 	t := reflect.TypeOf(body)
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	return t.PkgPath() == "net/http"
+	if t.PkgPath() != "net/http" {
+		return false
+	}
+	switch t.Name() {
+	case "bodyEOFSignal", "gzipReader", "readWriteCloserBody", "noBody",
+		"http2transportResponseBody", "http2gzipReader":
+		return true
+	}
+	return false
 }
 
 // readAsync reads body as readAll does, in a goroutine of its own, and
@@ -384,7 +446,15 @@ func (a *attempt) readAsync(body io.Reader, size, max int64) ([]byte, error) {
 	if context.Cause(a) == errBodyRead {
 		return a.buf.data, a.buf.cut
 	}
-	a.end()
+	// Close it in a goroutine too: a Close that waits for the Read would
+	// hold the call.
+	a.mu.Lock()
+	watched := a.body
+	a.body, a.ended = nil, true
+	a.mu.Unlock()
+	if watched != nil {
+		go watched.Close()
+	}
 	return nil, errAttemptDone // bufferBody returns the context's error instead
 }
 

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http/httptrace"
 	"testing"
@@ -47,16 +48,21 @@ func TestResendGate(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
+		h2    bool // the connections negotiated HTTP/2 over TLS; else HTTP/1
 		tries []try
 		want  error // the attempt's refusal
 	}{
-		{"one try", []try{{1, false, true}}, nil},
-		{"resent after nothing was written (an unusable connection, a stale one)", []try{{1, true, false}, {2, false, true}}, nil},
-		{"resent on the same connection after its headers (REFUSED_STREAM)", []try{{1, false, true}, {1, true, true}}, nil},
-		{"resent on another connection after its headers (PROTOCOL_ERROR, GOAWAY, a reset)", []try{{1, false, true}, {2, false, true}}, errResentAfterSent},
-		{"resent on the same connection, not reused, after its headers", []try{{1, false, true}, {1, false, true}}, errResentAfterSent},
-		{"a third try, nothing written before", []try{{1, true, false}, {2, true, false}, {3, false, false}}, errResentTwice},
-		{"a third try after a REFUSED_STREAM", []try{{1, false, true}, {1, true, true}, {1, true, true}}, errResentTwice},
+		{"one try", false, []try{{1, false, true}}, nil},
+		{"HTTP/2: resent after nothing was written (an unusable connection)", true, []try{{1, true, false}, {2, false, true}}, nil},
+		{"HTTP/2: resent on the same connection after its headers (REFUSED_STREAM)", true, []try{{1, false, true}, {1, true, true}}, nil},
+		{"HTTP/2: resent on another connection after its headers (PROTOCOL_ERROR, GOAWAY)", true, []try{{1, false, true}, {2, false, true}}, errResentAfterSent},
+		{"HTTP/2: resent after its headers on a reused connection, on another", true, []try{{1, true, true}, {2, false, true}}, errResentAfterSent},
+		{"HTTP/2: resent on the same connection, not reused, after its headers", true, []try{{1, false, true}, {1, false, true}}, errResentAfterSent},
+		{"HTTP/1: resent after a stale keep-alive connection", false, []try{{1, true, true}, {2, false, true}}, nil},
+		{"HTTP/1: resent after a fresh connection failed", false, []try{{1, false, true}, {2, false, true}}, errResentAfterSent},
+		{"a third try, nothing written before", true, []try{{1, true, false}, {2, true, false}, {3, false, false}}, errResentTwice},
+		{"a third try after a REFUSED_STREAM", true, []try{{1, false, true}, {1, true, true}, {1, true, true}}, errResentTwice},
+		{"HTTP/1: a third try after stale connections", false, []try{{1, true, true}, {2, true, true}, {3, false, false}}, errResentTwice},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,10 +73,14 @@ func TestResendGate(t *testing.T) {
 			for _, tr := range tc.tries {
 				c := conns[tr.conn]
 				if c == nil {
-					c = new(closeCounter)
+					c = &closeCounter{h2: tc.h2}
 					conns[tr.conn] = c
 				}
-				a.gotConn(httptrace.GotConnInfo{Conn: c, Reused: tr.reused})
+				var conn net.Conn = c
+				if tc.h2 {
+					conn = h2Conn{c}
+				}
+				a.gotConn(httptrace.GotConnInfo{Conn: conn, Reused: tr.reused})
 				if tr.wrote {
 					a.wroteHeaders()
 				}
@@ -86,8 +96,12 @@ func TestResendGate(t *testing.T) {
 			if tc.want == nil && (cause != nil || closed != 0) {
 				t.Errorf("context ended with %v, %d connections closed; want neither", cause, closed)
 			}
-			if tc.want != nil && (cause != tc.want || closed != 1) {
-				t.Errorf("context ended with %v, %d connections closed; want %v, and the (HTTP/1) connection of the refused try closed", cause, closed, tc.want)
+			wantClosed := 1 // the HTTP/1 connection of the refused try
+			if tc.h2 {
+				wantClosed = 0 // others' requests share it
+			}
+			if tc.want != nil && (cause != tc.want || closed != wantClosed) {
+				t.Errorf("context ended with %v, %d connections closed; want %v, and %d closed", cause, closed, tc.want, wantClosed)
 			}
 		})
 	}
@@ -96,7 +110,15 @@ func TestResendGate(t *testing.T) {
 // closeCounter is a net.Conn that counts its Close calls.
 type closeCounter struct {
 	net.Conn
+	h2     bool
 	closed int
+}
+
+// h2Conn is a connection that negotiated HTTP/2 over TLS.
+type h2Conn struct{ *closeCounter }
+
+func (h2Conn) ConnectionState() tls.ConnectionState {
+	return tls.ConnectionState{NegotiatedProtocol: "h2"}
 }
 
 func (c *closeCounter) Close() error { c.closed++; return nil }

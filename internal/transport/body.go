@@ -49,6 +49,10 @@ var ErrBodyTooLarge = fmt.Errorf("response body exceeds %d MiB", MaxSuccessBody>
 // server that promises 10 MiB and sends nothing costs next to nothing.
 const maxFirstBuffer = 32 << 10
 
+// errBadRead is a Read that said it read more than it was given, or less
+// than nothing.
+var errBadRead = errors.New("response body: Read returned an impossible count")
+
 // maxEmptyReads is how many Reads in a row may return no byte and no error
 // before readAll gives up with io.ErrNoProgress, as bufio does.
 const maxEmptyReads = 100
@@ -69,6 +73,9 @@ func readAll(r io.Reader, size, max int64) ([]byte, error) {
 			p = p[:rest]
 		}
 		n, err := r.Read(p)
+		if n < 0 || n > len(p) {
+			return b, errBadRead // io.ReadAll would panic
+		}
 		b = b[:len(b)+n]
 		switch {
 		case err == io.EOF:

@@ -16,8 +16,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -111,6 +109,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	a := newAttempt(parent, t.Timeout)
 	defer a.release()
+	a.base = t.Base()
 	hasBody := req.Body != nil && req.Body != http.NoBody
 	req = req.WithContext(a.ctx())
 	if t.SetHeader != nil {
@@ -118,15 +117,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.SetHeader(h, hasBody)
 		req.Header = h
 	}
-	// Without GetBody, net/http resends a request with a body only when
-	// nothing of it was written (and a GET, see attempt.gotConn, at most
-	// once): a POST is never sent twice.
-	req.GetBody = nil
+	if hasBody {
+		// net/http sends a body again only through GetBody: the
+		// attempt's refuses once the request may have reached the server.
+		a.body0, req.GetBody = req.GetBody, a.getBody
+	}
 	var start time.Time
 	if t.Logger != nil {
 		start = time.Now()
 	}
-	resp, err := t.Base().RoundTrip(req)
+	resp, err := a.base.RoundTrip(req)
 	switch {
 	case err != nil:
 		if resp != nil && resp.Body != nil {
@@ -147,8 +147,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case err == nil:
 	case a.timedOut() && parent.Err() == nil:
 		err = &TimeoutError{Limit: t.Timeout, Source: t.Source}
-	case hasBody && a.wasSent():
-		err = notResent(err)
 	}
 	if t.Logger != nil {
 		logAttempt(parent, t.Logger, t.Redactor, req, number, resp, err, time.Since(start))
@@ -157,27 +155,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	return resp, nil
-}
-
-// notResent is the error of a request with a body that failed after it was
-// sent. net/http's HTTP/2 says, of one it would have sent again, "cannot
-// retry err [...] after Request.Body was written; define Request.GetBody to
-// avoid this error": the SDK leaves GetBody out on purpose, so it says so
-// instead. Any other error is returned as it is.
-func notResent(err error) error {
-	const hint = "; define Request.GetBody to avoid this error"
-	text := err.Error()
-	if !strings.Contains(text, hint) {
-		return err
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		text = ue.Err.Error()
-	}
-	return &ResendError{
-		Reason: "the server ended the request without an answer after it was sent; a request with a body is never sent twice",
-		Err:    errors.New(strings.Replace(text, hint, "", 1)),
-	}
 }
 
 // TimeoutError is an attempt that ran out of its time (Transport.Timeout).
