@@ -141,8 +141,6 @@ func refMember(raw json.RawMessage) member {
 		if err := json.Unmarshal(raw, &m.text); err != nil {
 			panic(err)
 		}
-	case jsonscan.Number:
-		m.text = string(raw)
 	}
 	return m
 }
@@ -224,9 +222,9 @@ func refCut(data []byte, err error) (errorBody, error) {
 			}
 		default: // a number, a boolean or null
 			if atTop && key != nil {
-				switch tok := tok.(type) {
+				switch tok.(type) {
 				case json.Number:
-					*key = member{kind: jsonscan.Number, text: tok.String()}
+					*key = member{kind: jsonscan.Number}
 					if dec.InputOffset() == int64(len(data)) {
 						*key = member{kind: jsonscan.Number, cut: true}
 					}

@@ -42,7 +42,7 @@ var (
 // exported, so that go-cmp compares two of them with no options.
 type APIError struct {
 	Status     int           // HTTP status code of the response (wins over the body's "status")
-	Code       string        // body "code", a number as its JSON text ("400"); "" when it holds neither
+	Code       string        // body "code"; "" when the body is not the Error shape
 	Message    string        // body "message"; for a body that is not the Error shape, a short description of it
 	RequestID  string        // X-Request-Id (or Request-Id) response header, if any
 	RetryAfter time.Duration // parsed Retry-After, if any
@@ -178,7 +178,7 @@ type member struct {
 	// its value is null (which encoding/json decodes as no value), or the
 	// body ends after its colon.
 	kind jsonscan.Kind
-	text string // a whole string's value or a whole number's JSON text; "" otherwise
+	text string // a whole string's value; "" otherwise
 	cut  bool   // the body ends inside the value (a number at its very end included)
 }
 
@@ -360,14 +360,11 @@ func (m *member) decode(d *jsonscan.Decoder, data []byte) error {
 		}
 		m.text = s.String()
 	case jsonscan.Number:
-		start := d.Offset()
 		if err := d.Skip(); err != nil {
 			m.cut = true
 			return err
 		}
-		if end := d.Offset(); end < len(data) {
-			m.text = string(data[start:end])
-		} else {
+		if d.Offset() == len(data) {
 			m.cut = true // its next digit may be in what was not read
 		}
 	case jsonscan.Null, jsonscan.Invalid:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strconv"
 	"strings"
@@ -75,7 +76,7 @@ func testFaultInjection(t *testing.T, h2 bool) {
 			// The goroutines stop at the first failure, so that it is not
 			// buried under thousands of others; the summary says so.
 			for i := g; i < calls && !t.Failed(); i += goroutines {
-				log := &callAttempts{id: strconv.Itoa(i)}
+				log := &callAttempts{id: strconv.Itoa(i), conns: map[int][]string{}}
 				ctx := context.WithValue(context.Background(), callAttemptsKey{}, log)
 				call := faultCall{srv: srv, log: log}
 				switch i % 12 {
@@ -143,9 +144,9 @@ func testFaultInjection(t *testing.T, h2 bool) {
 		t.Errorf("%d of the server's %d requests were not attempts of a call", srv.requests-tagged, srv.requests)
 	}
 	// New connections are bounded: no storm of connections, each opened for
-	// a resend.
-	if conns := srv.conns(); conns > int64(2*srv.requests) {
-		t.Errorf("%d connections for %d requests; want at most 2 per request", conns, srv.requests)
+	// a resend: at most two per attempt (its own, and one for a resend).
+	if conns := srv.conns(); conns > 2*figs.attempts {
+		t.Errorf("%d connections for %d attempts; want at most 2 per attempt", conns, figs.attempts)
 	}
 
 	// CreatePet: never two animals from one call.
@@ -241,6 +242,7 @@ type callAttempts struct {
 	sent     atomic.Int64 // attempts handed to the transport so far
 	mu       sync.Mutex
 	attempts []attempt
+	conns    map[int][]string // per attempt, the connections of its requests (client's address)
 }
 
 // attemptHeader names, in each request of TestFaultInjection, the attempt
@@ -262,9 +264,25 @@ func (a attemptTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok {
 		return a.next.RoundTrip(req)
 	}
-	req = req.Clone(req.Context()) // a RoundTripper must not change its request
-	req.Header.Set(attemptHeader, l.tag(int(l.sent.Add(1))))
+	n := int(l.sent.Add(1))
+	// The connections the attempt's requests go out on, as the server
+	// knows them (see faultServer.wasCut).
+	ctx := httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		l.mu.Lock()
+		l.conns[n] = append(l.conns[n], info.Conn.LocalAddr().String())
+		l.mu.Unlock()
+	}})
+	req = req.Clone(ctx) // a RoundTripper must not change its request
+	req.Header.Set(attemptHeader, l.tag(n))
 	return a.next.RoundTrip(req)
+}
+
+// connsOf returns the connections the requests of the n-th attempt went
+// out on.
+func (l *callAttempts) connsOf(n int) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.conns[n]...)
 }
 
 // tag is the attemptHeader of the n-th attempt of the call.
@@ -505,7 +523,7 @@ func (c *faultCall) check(t *testing.T) verdict {
 			v = disturbed
 			continue
 		}
-		if len(reqs) == 0 && a.err != "" && c.srv.anyCut() {
+		if len(reqs) == 0 && a.err != "" && c.srv.anyCut(c.log.connsOf(i+1)) {
 			// Lost on a connection that a GOAWAY or a close ended
 			// before the server read it: checked on the client's side.
 			continue

@@ -406,11 +406,17 @@ func (s *faultServer) wasCut(f fault) bool {
 	return s.cut[f.conn]
 }
 
-// anyCut reports whether a connection-wide fault has ended a connection.
-func (s *faultServer) anyCut() bool {
+// anyCut reports whether a connection-wide fault has ended one of conns
+// (clients' addresses).
+func (s *faultServer) anyCut(conns []string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.cut) > 0
+	for _, c := range conns {
+		if s.cut[c] {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *faultServer) storedAs(name string) []Pet {

@@ -43,7 +43,7 @@ func (n *h2Counts) handler(end func(w http.ResponseWriter, c h2Control)) http.Ha
 // and a caller's HTTP/2-capable transport through WithHTTPClient.
 func sdkClients(t *testing.T, base string, opts ...Option) map[string]*Client {
 	t.Helper()
-	own := &http.Transport{ForceAttemptHTTP2: true} // trusts the test certificate too (SSL_CERT_FILE)
+	own := &http.Transport{ForceAttemptHTTP2: true, TLSClientConfig: testTLSConfig()} // trusts the test certificate
 	t.Cleanup(own.CloseIdleConnections)
 	clients := map[string]*Client{}
 	for name, extra := range map[string][]Option{

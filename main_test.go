@@ -1,12 +1,15 @@
 package petstore
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/pem"
 	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -49,11 +52,22 @@ func TestMain(m *testing.M) {
 // through SSL_CERT_FILE, which crypto/x509 reads once, at the first
 // verification: before any test runs. The SDK's shared transport is then
 // under test as it is, with no TLS setting of the tests' own.
+//
+// macOS, iOS and Windows verify with the platform's own roots and read no
+// SSL_CERT_FILE: there, the shared transport is given the certificate as its
+// RootCAs instead, before its first use (and testTLSConfig returns them).
 func trustTestCertificate() (cleanup func(), err error) {
 	srv := httptest.NewUnstartedServer(nil)
 	srv.StartTLS()
 	cert := srv.Certificate()
 	srv.Close()
+	switch runtime.GOOS {
+	case "darwin", "ios", "windows":
+		testRoots = x509.NewCertPool()
+		testRoots.AddCert(cert)
+		transport.Shared().TLSClientConfig = testTLSConfig()
+		return func() {}, nil
+	}
 	f, err := os.CreateTemp("", "petstore-test-ca-*.pem")
 	if err != nil {
 		return nil, err
@@ -71,6 +85,19 @@ func trustTestCertificate() (cleanup func(), err error) {
 		return nil, err
 	}
 	return cleanup, nil
+}
+
+// testRoots holds the test certificate where SSL_CERT_FILE is not read;
+// nil elsewhere, where the system's roots are that certificate.
+var testRoots *x509.CertPool
+
+// testTLSConfig is the TLS configuration of a transport a test makes: nil
+// (the system's roots), or one that trusts testRoots.
+func testTLSConfig() *tls.Config {
+	if testRoots == nil {
+		return nil
+	}
+	return &tls.Config{RootCAs: testRoots}
 }
 
 // leakWait bounds how long TestMain waits for goroutines that are ending,

@@ -62,7 +62,11 @@ func WithBaseURL(u string) Option {
 // SDK follows no redirect (the interface defines none) and sends no cookies.
 // The SDK closes a response body when the context or the attempt's time ends,
 // whatever the Transport does; until a response arrives, the Transport must
-// itself give up when the request's context ends, as net/http's does.
+// itself give up when the request's context ends, as net/http's does. The
+// SDK counts, through net/http's httptrace, every request sent with an
+// attempt's context, to let net/http resend it at most once: a Transport
+// that sends other requests of its own (to fetch a token, say) should give
+// them a context of their own.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) { c.httpClient, c.httpSet = hc, true }
 }
