@@ -36,7 +36,7 @@ type attempt struct {
 	composed        bool                    // trace is in a context of httptrace's, over the caller's trace
 	buf             bufferedBody            // the response body, once read (readAsync's goroutine reads into it)
 
-	base  http.RoundTripper             // what the request is sent through, for speaksHTTP1
+	t     *Transport                    // that sends the request; nil in tests of the attempt alone
 	body0 func() (io.ReadCloser, error) // the request's own GetBody (see getBody)
 
 	mu      sync.Mutex
@@ -146,7 +146,7 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	case a.tries > 2:
 		refused = resentTwice
 	case !a.sent:
-	case a.reused && speaksHTTP1(a.conn, a.base):
+	case a.reused && speaksHTTP1(a.conn, a.base()):
 	case info.Reused && info.Conn == a.conn:
 	default:
 		refused = resentAfterSent
@@ -160,12 +160,20 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 		return
 	}
 	a.cancel(refused.err())
-	if c := info.Conn; c != nil && speaksHTTP1(c, a.base) {
+	if c := info.Conn; c != nil && speaksHTTP1(c, a.base()) {
 		if tc, ok := c.(*tls.Conn); ok {
 			c = tc.NetConn() // no close_notify: nothing more is written
 		}
 		c.Close()
 	}
+}
+
+// base returns the RoundTripper the attempt's request goes through, or nil.
+func (a *attempt) base() http.RoundTripper {
+	if a.t == nil {
+		return nil
+	}
+	return a.t.Base()
 }
 
 // getBody is the GetBody of the attempt's request, which net/http calls to
@@ -174,7 +182,7 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 // nothing of the request was written.
 func (a *attempt) getBody() (io.ReadCloser, error) {
 	a.mu.Lock()
-	ok := !a.sent || speaksHTTP1(a.conn, a.base)
+	ok := !a.sent || speaksHTTP1(a.conn, a.base())
 	a.mu.Unlock()
 	if !ok || a.body0 == nil {
 		return nil, errBodySent

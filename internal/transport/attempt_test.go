@@ -4,8 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"net/http"
 	"net/http/httptrace"
+	"reflect"
 	"testing"
+
+	"golang.org/x/net/http2"
 )
 
 // TestAttemptTrace: an attempt's context carries its trace without another
@@ -122,3 +126,39 @@ func (h2Conn) ConnectionState() tls.ConnectionState {
 }
 
 func (c *closeCounter) Close() error { c.closed++; return nil }
+
+// TestPlainHTTP2: which transports speak HTTP/2 without TLS.
+func TestPlainHTTP2(t *testing.T) {
+	t.Parallel()
+	h2c := &http.Transport{}
+	if p := reflect.ValueOf(h2c).Elem().FieldByName("Protocols"); p.IsValid() { // Go 1.24
+		protocols := reflect.New(p.Type().Elem())
+		protocols.MethodByName("SetUnencryptedHTTP2").Call([]reflect.Value{reflect.ValueOf(true)})
+		p.Set(protocols)
+	} else {
+		h2c = nil // no such setting before Go 1.24
+	}
+	tests := []struct {
+		name string
+		rt   http.RoundTripper
+		want bool
+	}{
+		{"nil", nil, false},
+		{"http.Transport", &http.Transport{}, false},
+		{"the shared transport", Shared(), false},
+		{"x/net's http2.Transport", &http2.Transport{AllowHTTP: true}, true},
+		{"a RoundTripper of the caller's", roundTripFunc(nil), false},
+	}
+	if h2c != nil {
+		tests = append(tests, struct {
+			name string
+			rt   http.RoundTripper
+			want bool
+		}{"http.Transport with unencrypted HTTP/2", h2c, true})
+	}
+	for _, tc := range tests {
+		if got := plainHTTP2(tc.rt); got != tc.want {
+			t.Errorf("%s: plainHTTP2 = %v; want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -109,7 +109,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	a := newAttempt(parent, t.Timeout)
 	defer a.release()
-	a.base = t.Base()
+	a.t = t
+	base := t.Base()
 	hasBody := req.Body != nil && req.Body != http.NoBody
 	req = req.WithContext(a.ctx())
 	if t.SetHeader != nil {
@@ -117,16 +118,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.SetHeader(h, hasBody)
 		req.Header = h
 	}
-	if hasBody {
-		// net/http sends a body again only through GetBody: the
-		// attempt's refuses once the request may have reached the server.
+	if hasBody && (req.URL.Scheme != "http" || t.User != nil && plainHTTP2(base)) {
+		// net/http sends a body again only through GetBody: over HTTP/2,
+		// after a RST_STREAM or a GOAWAY; the attempt's refuses once the
+		// request may have reached the server. (Over HTTP/1.1 net/http
+		// resends a POST only when nothing of it was written: plain http
+		// keeps the request's own GetBody, and an allocation.)
 		a.body0, req.GetBody = req.GetBody, a.getBody
 	}
 	var start time.Time
 	if t.Logger != nil {
 		start = time.Now()
 	}
-	resp, err := a.base.RoundTrip(req)
+	resp, err := base.RoundTrip(req)
 	switch {
 	case err != nil:
 		if resp != nil && resp.Body != nil {
