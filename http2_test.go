@@ -118,8 +118,12 @@ func TestNoStormOverHTTP2(t *testing.T) {
 					if got := n.requests.Load(); got > 2*attempts || got < attempts {
 						t.Errorf("the server got %d requests for %d attempts; want %d..%d", got, attempts, attempts, 2*attempts)
 					}
-					if got := srv.Conns(); got > 2*attempts {
-						t.Errorf("%d connections for %d attempts; want at most %d", got, attempts, 2*attempts)
+					// A bound against a storm (thousands of connections),
+					// not an exact count: an attempt uses at most two, but
+					// on a loaded machine one run in about twenty saw one
+					// more, which net/http dialled and no request used.
+					if got := srv.Conns(); got > 2*attempts+1 {
+						t.Errorf("%d connections for %d attempts; want at most %d", got, attempts, 2*attempts+1)
 					}
 					if pets != nil || err == nil || errors.Is(err, context.DeadlineExceeded) {
 						t.Errorf("ListPets = %v, %v; want a transport error before the deadline", pets, err)
