@@ -186,23 +186,23 @@ func (c *Client) path(o op, id int64) string {
 }
 
 // call is one call of an operation: the caller's context, which its
-// requests carry as theirs (so that the retry policy and the transport find
-// the call's state in it, see retry.Carrier and transport.Carrier), that
+// requests carry as theirs (so that the retry policy finds the call's state
+// in it, see retry.Carrier, and the transport the attempt's number), that
 // state, and the request with its URL, all in one allocation.
 type call struct {
 	context.Context
-	retry     retry.Call
-	transport transport.Call
-	rr        retryablehttp.Request
-	req       http.Request
-	u         url.URL
+	retry retry.Call
+	rr    retryablehttp.Request
+	req   http.Request
+	u     url.URL
 }
 
 // RetryCall returns the call's retry state.
 func (cl *call) RetryCall() *retry.Call { return &cl.retry }
 
-// TransportCall returns the call's transport state.
-func (cl *call) TransportCall() *transport.Call { return &cl.transport }
+// Attempt returns the number of the attempt being made (see
+// transport.Numbered): one more than the attempts that have ended.
+func (cl *call) Attempt() int { return cl.retry.Attempts() + 1 }
 
 // noHeader is the header of every call's request: the transport sets the
 // real ones (see Client.setHeader) on each attempt's request, whose map is

@@ -159,7 +159,7 @@ func finish[T string | []byte](s T, out []byte, done int) T {
 // then read as itself), and -1 when s ends inside one.
 func unescape[T string | []byte](s T) (c, width int) {
 	if s[0] == '%' {
-		return unpercent(s)
+		return hexChar(s, 1, 3)
 	}
 	if len(s) == 1 {
 		return 0, -1
@@ -170,29 +170,17 @@ func unescape[T string | []byte](s T) (c, width int) {
 	case 'b', 'f', 'n', 'r', 't':
 		return -1, 2 // a control character
 	case 'u':
-		v := 0
-		for i := 2; i < 6; i++ {
-			if i == len(s) {
-				return 0, -1
-			}
-			d := hex(s[i])
-			if d < 0 {
-				return 0, 0
-			}
-			v = v<<4 | d
-		}
-		if v >= 0x80 {
-			return -1, 6
-		}
-		return int(lower(byte(v))), 6
+		return hexChar(s, 2, 6)
 	}
 	return 0, 0
 }
 
-// unpercent is unescape for s that starts with a percent sign.
-func unpercent[T string | []byte](s T) (c, width int) {
+// hexChar reads the character that the hex digits s[from:to] stand for,
+// the end of an escape of width to: lower-cased, or -1 when it is not
+// ASCII; a width of 0 when a digit is not hex, -1 when s ends first.
+func hexChar[T string | []byte](s T, from, to int) (c, width int) {
 	v := 0
-	for i := 1; i < 3; i++ {
+	for i := from; i < to; i++ {
 		if i == len(s) {
 			return 0, -1
 		}
@@ -203,9 +191,9 @@ func unpercent[T string | []byte](s T) (c, width int) {
 		v = v<<4 | d
 	}
 	if v >= 0x80 {
-		return -1, 3
+		return -1, to
 	}
-	return int(lower(byte(v))), 3
+	return int(lower(byte(v))), to
 }
 
 // hex returns the value of a hex digit, or -1.

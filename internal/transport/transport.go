@@ -49,15 +49,11 @@ type Transport struct {
 	SetHeader func(h http.Header, body bool)
 }
 
-// Call is what a Transport keeps across the attempts of one call: how many
-// have begun, for the Debug record. The context of a call's requests carries
-// it by implementing [Carrier]; without one, each attempt is logged as the
+// Numbered is a context that knows which attempt of its call its request
+// is, for the Debug record; a request whose context is not is logged as the
 // first.
-type Call struct{ attempts int }
-
-// Carrier is a context that carries the Call of its request.
-type Carrier interface {
-	TransportCall() *Call
+type Numbered interface {
+	Attempt() int // 1 for the first attempt
 }
 
 // Shared returns the transport of every Client made without
@@ -101,12 +97,6 @@ func (t *Transport) Base() http.RoundTripper {
 // read into memory (see Contents), or an error.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
-	number := 1
-	if c, ok := parent.(Carrier); ok {
-		call := c.TransportCall()
-		call.attempts++
-		number = call.attempts
-	}
 	a := newAttempt(parent, t.Timeout)
 	defer a.release()
 	a.t = t
@@ -153,6 +143,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		err = &TimeoutError{Limit: t.Timeout, Source: t.Source}
 	}
 	if t.Logger != nil {
+		number := 1
+		if n, ok := parent.(Numbered); ok {
+			number = n.Attempt()
+		}
 		logAttempt(parent, t.Logger, t.Redactor, req, number, resp, err, time.Since(start))
 	}
 	if err != nil {
