@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/petstore/petstore-go"
 )
@@ -17,10 +19,11 @@ const (
 	maxLimit     = 100
 )
 
-// maxBody bounds a POST /pets body; a larger one answers 400.
+// maxBody bounds a POST /pets body (a larger one answers 400) and what the
+// journal keeps of any request body.
 const maxBody = 1 << 20
 
-func (s *Server) listPets(w http.ResponseWriter, r *http.Request) {
+func (s *Server) listPets(w http.ResponseWriter, r *http.Request, _ []byte) {
 	q := r.URL.Query()
 	limit := defaultLimit
 	if q.Has("limit") {
@@ -53,8 +56,8 @@ func (s *Server) listPets(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, pets)
 }
 
-func (s *Server) createPet(w http.ResponseWriter, r *http.Request) {
-	p, err := decodeNewPet(http.MaxBytesReader(w, r.Body, maxBody))
+func (s *Server) createPet(w http.ResponseWriter, _ *http.Request, body []byte) {
+	p, err := decodeNewPet(body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_body", err.Error())
 		return
@@ -66,8 +69,8 @@ func (s *Server) createPet(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, pet)
 }
 
-func (s *Server) getPet(w http.ResponseWriter, r *http.Request) {
-	raw := r.PathValue("petId")
+func (s *Server) getPet(w http.ResponseWriter, r *http.Request, _ []byte) {
+	raw, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), basePath+"/pets/"))
 	id, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_parameter", "petId must be an integer, got "+strconv.Quote(raw))
@@ -94,14 +97,13 @@ func (s *Server) getPet(w http.ResponseWriter, r *http.Request) {
 // describes: name (a non-empty string) and categoryId (an integer) are
 // required, status is optional and one of the PetStatus values, other fields
 // are ignored.
-func decodeNewPet(body io.Reader) (petstore.NewPet, error) {
+func decodeNewPet(body []byte) (petstore.NewPet, error) {
+	if len(body) > maxBody {
+		return petstore.NewPet{}, errors.New("body is larger than 1 MiB")
+	}
 	var fields map[string]json.RawMessage
-	dec := json.NewDecoder(body)
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&fields); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return petstore.NewPet{}, errors.New("body is larger than 1 MiB")
-		}
 		return petstore.NewPet{}, errors.New("body is not a JSON object: " + err.Error())
 	}
 	if fields == nil {
@@ -170,8 +172,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		// Only our own types are encoded: this cannot happen.
 		panic("petstoretest: " + err.Error())
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	writeBody(w, status, "application/json", buf.Bytes())
+}
+
+// writeBody sends the whole answer in one Write, with its Content-Length:
+// answerWriter cuts a body short in that Write.
+func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(body)
 }

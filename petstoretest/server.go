@@ -10,6 +10,32 @@
 //	defer srv.Close()
 //	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
 //
+// A test steers the fake while it runs: [Server.InjectFault] makes the next
+// requests fail as a real network or service may (an error status, a stall,
+// a dropped connection, a body cut short, a proxy's HTML page);
+// [Server.Received] tells what the code under test sent, request by request;
+// [Server.SetPets], [Server.ClearFaults] and [Server.Reset] set up the next
+// step.
+//
+// # Error codes
+//
+// Every answer that is not a success, whatever the path or method, is an
+// Error body, {"code": ..., "message": ..., "status": ...}, whose status is
+// the HTTP status. Its code is one of:
+//
+//	unauthorized          401  no Authorization header, or not "Bearer <APIKey>"
+//	invalid_parameter     400  limit, status or petId is not a value the interface allows
+//	invalid_body          400  the POST /pets body is not a valid NewPet (or is over 1 MiB)
+//	not_found             404  no animal has that id, or the path is not exactly one of
+//	                           the interface's (/v1//pets, /v1/./pets and /v1/pets/ are not)
+//	method_not_allowed    405  a method the path does not take (with an Allow header)
+//	server_closed         503  Close ended a request a Fault was stalling
+//
+// and, for a [Fault] with a Status, the status's text in snake case:
+// too_many_requests (429), internal_server_error (500), bad_gateway (502),
+// service_unavailable (503), gateway_timeout (504) and so on, or "fault"
+// for a status that has no text (such as 599).
+//
 // The package has no global state and does not import testing, so it also
 // works in Example functions and programs.
 package petstoretest
@@ -21,12 +47,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/petstore/petstore-go"
+	"github.com/petstore/petstore-go/internal/fakehook"
 )
 
 // Header values sent by the deprecated GetPet operation. The interface gives
@@ -45,9 +71,11 @@ const (
 // status keeps none; an empty name is refused like a missing one; unknown
 // JSON fields are ignored; the deprecated GET /pets/{petId} sends
 // Deprecation: @1735689600 (1 January 2025) and Sunset: Thu, 05 Dec 2030
-// 00:00:00 GMT; a non-integer petId, limit or status filter answers 400; an
-// unknown path answers 404 and a wrong method 405, both with an Error body.
-// Every response carries an X-Request-Id header.
+// 00:00:00 GMT; a non-integer petId, limit or status filter answers 400; a
+// path that is not exactly one of the interface's answers 404 and a method
+// the path does not take 405, both with an Error body. Every response
+// carries an X-Request-Id header, req-1, req-2, ... counting every request
+// since the server started (Reset does not start it again).
 type Server struct {
 	// URL is the base URL of the API, including the version segment, such
 	// as "http://127.0.0.1:40123/v1". Pass it to petstore.WithBaseURL.
@@ -66,7 +94,6 @@ type Server struct {
 	Config *http.Server
 
 	hs        *httptest.Server
-	mux       *http.ServeMux
 	closing   chan struct{} // closed by Close: releases stalled requests
 	closeOnce sync.Once
 
@@ -74,8 +101,10 @@ type Server struct {
 	pets     []petstore.Pet // in id order
 	created  []petstore.Pet // through POST, in order
 	nextID   int64
-	requests int
-	faults   []*Fault // copies, their Count decremented as they fire
+	requests int        // since the start or the last Reset
+	received int        // since the start: numbers the X-Request-Id
+	journal  []*Request // their Status set as they are answered
+	faults   []*Fault   // copies, their Count decremented as they fire
 }
 
 // NewServer starts and returns a new, empty [Server].
@@ -89,8 +118,8 @@ func NewServer() *Server {
 // NewUnstartedServer returns a new, empty [Server] but doesn't start it, in
 // the manner of httptest.NewUnstartedServer. After changing its APIKey,
 // Listener or Config, and adding animals and faults, the caller should call
-// Start, then Close when finished. Until Start, URL is empty and nothing is
-// served.
+// Start or StartTLS, then Close when finished. Until then, URL is empty and
+// nothing is served.
 func NewUnstartedServer() *Server {
 	var key [16]byte
 	if _, err := rand.Read(key[:]); err != nil {
@@ -101,16 +130,9 @@ func NewUnstartedServer() *Server {
 		closing: make(chan struct{}),
 		nextID:  1,
 	}
-	s.mux = http.NewServeMux()
-	s.mux.HandleFunc("GET "+basePath+"/pets", s.listPets)
-	s.mux.HandleFunc("POST "+basePath+"/pets", s.createPet)
-	s.mux.HandleFunc("GET "+basePath+"/pets/{petId}", s.getPet)
-	s.mux.HandleFunc(basePath+"/pets", methodNotAllowed("GET, POST"))
-	s.mux.HandleFunc(basePath+"/pets/{petId}", methodNotAllowed("GET"))
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", "no such path: "+r.URL.Path)
-	})
 	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	// OPTIONS * reaches the handler, and is answered like any other path.
+	s.hs.Config.DisableGeneralOptionsHandler = true
 	s.Listener = s.hs.Listener
 	s.Config = s.hs.Config
 	return s
@@ -118,7 +140,21 @@ func NewUnstartedServer() *Server {
 
 // Start starts a server from NewUnstartedServer on its Listener and sets
 // URL. Start panics if the server was already started or APIKey is empty.
-func (s *Server) Start() {
+func (s *Server) Start() { s.start(false) }
+
+// StartTLS is like Start, but serves HTTPS with httptest's certificate (for
+// 127.0.0.1, ::1 and example.com), speaking HTTP/2 to clients that offer it
+// and HTTP/1.1 to others. Call the API with [Server.Client], which trusts
+// the certificate and speaks HTTP/2:
+//
+//	srv := petstoretest.NewUnstartedServer()
+//	srv.StartTLS()
+//	defer srv.Close()
+//	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL),
+//		petstore.WithHTTPClient(srv.Client()))
+func (s *Server) StartTLS() { s.start(true) }
+
+func (s *Server) start(tls bool) {
 	if s.URL != "" {
 		panic("petstoretest: Start: server already started")
 	}
@@ -130,9 +166,19 @@ func (s *Server) Start() {
 		s.hs.Listener = s.Listener
 	}
 	s.hs.Config = s.Config
-	s.hs.Start()
+	if tls {
+		s.hs.EnableHTTP2 = true
+		s.hs.StartTLS()
+	} else {
+		s.hs.Start()
+	}
 	s.URL = s.hs.URL + basePath
 }
+
+// Client returns an HTTP client for the server, for petstore.WithHTTPClient:
+// after StartTLS, it trusts the server's certificate and speaks HTTP/2. Its
+// idle connections are closed by Close.
+func (s *Server) Client() *http.Client { return s.hs.Client() }
 
 // basePath is the version segment the server serves under.
 const basePath = "/v1"
@@ -150,82 +196,92 @@ func (s *Server) Close() {
 	})
 }
 
-// AddPet stores an animal as if it had been created, and returns it with its
-// new ID. It does not count as a request and does not appear in
-// [Server.Created]. AddPet panics if p would be refused by POST /pets (empty
-// name or unknown status), which is appropriate for test setup.
-func (s *Server) AddPet(p petstore.NewPet) petstore.Pet {
-	if p.Name == "" {
-		panic("petstoretest: AddPet: empty Name")
-	}
-	if !validStatus(p.Status) && p.Status != "" {
-		panic("petstoretest: AddPet: unknown Status " + strconv.Quote(string(p.Status)))
-	}
+// Reset takes the server back to the start: no animals, none created, no
+// faults, an empty journal, ids from 1 and Requests() 0. Requests being
+// served when it is called may still add to the new state.
+func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.store(p)
+	s.pets, s.created, s.faults, s.journal = nil, nil, nil, nil
+	s.nextID, s.requests = 1, 0
 }
 
-// store adds p with the next id; s.mu must be held.
-func (s *Server) store(p petstore.NewPet) petstore.Pet {
-	pet := petstore.Pet{ID: s.nextID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status}
-	s.nextID++
-	s.pets = append(s.pets, pet)
-	return pet
-}
-
-// Pets returns a copy of every stored animal, seeded or created, in id order.
-func (s *Server) Pets() []petstore.Pet {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.pets)
-}
-
-// Created returns a copy of the animals created through POST /pets, in the
-// order the server created them.
-func (s *Server) Created() []petstore.Pet {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.created)
-}
-
-// Requests returns how many HTTP requests the server has received, whatever
-// their outcome (faults and authentication failures included): with a
-// single client it is the number of attempts, retries included.
+// Requests returns how many HTTP requests the server has received since it
+// started or since Reset, whatever their outcome (faults and authentication
+// failures included): with a single client it is the number of attempts,
+// retries included.
 func (s *Server) Requests() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.requests
 }
 
-// serve is the server's handler: it counts the request, applies a pending
-// fault, checks the key, then routes.
+// serve is the server's handler: it records the request in the journal,
+// applies a pending fault, checks the key, then routes.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	op, handle := s.route(r)
+	e := newRequest(r, op, s.authorized(r))
+	o := fakehook.FromContext(r.Context())
+	if o == nil {
+		o = new(fakehook.Outcome)
+	}
+
 	s.mu.Lock()
 	s.requests++
-	n := s.requests
-	_, pattern := s.mux.Handler(r)
-	f := s.takeFault(operation(pattern))
+	s.received++
+	e.RequestID = "req-" + strconv.Itoa(s.received)
+	s.journal = append(s.journal, e)
+	f := s.takeFault(op)
 	s.mu.Unlock()
 
-	w.Header().Set("X-Request-Id", "req-"+strconv.Itoa(n))
-	if pattern == "GET "+basePath+"/pets/{petId}" {
-		w.Header().Set("Deprecation", deprecationHeader)
-		w.Header().Set("Sunset", sunsetHeader)
+	*o = fakehook.Outcome{Operation: op, RequestID: e.RequestID, Fault: f != nil}
+	e.Fault = f != nil
+	aw := &answerWriter{ResponseWriter: w, s: s, e: e, o: o, cut: f != nil && f.CutBody}
+	aw.Header().Set("X-Request-Id", e.RequestID)
+	if op == "GetPet" {
+		aw.Header().Set("Deprecation", deprecationHeader)
+		aw.Header().Set("Sunset", sunsetHeader)
 	}
-	if f != nil && s.applyFault(w, r, f) {
+	if f != nil && s.applyFault(aw, r, f) {
 		return
 	}
-	if !s.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="petstore"`)
+	if !e.Authorized {
+		aw.Header().Set("WWW-Authenticate", `Bearer realm="petstore"`)
 		msg := "invalid API key"
 		if r.Header.Get("Authorization") == "" {
 			msg = "missing API key: send Authorization: Bearer <key>"
 		}
-		writeError(w, http.StatusUnauthorized, "unauthorized", msg)
+		writeError(aw, http.StatusUnauthorized, "unauthorized", msg)
 		return
 	}
-	s.mux.ServeHTTP(w, r)
+	handle(aw, r, e.Body)
+}
+
+// handler answers a request whose body has been read.
+type handler func(w http.ResponseWriter, r *http.Request, body []byte)
+
+// route returns the operation r asks for and its handler. Only the paths of
+// the interface, exactly as written (escaped), have an operation: any other
+// path, or a method the path does not take, gets "" and a handler that
+// answers with an Error body.
+func (s *Server) route(r *http.Request) (string, handler) {
+	path := r.URL.EscapedPath()
+	if path == basePath+"/pets" {
+		switch r.Method {
+		case http.MethodGet:
+			return "ListPets", s.listPets
+		case http.MethodPost:
+			return "CreatePet", s.createPet
+		}
+		return "", methodNotAllowed("GET, POST")
+	}
+	if id, ok := strings.CutPrefix(path, basePath+"/pets/"); ok && id != "" && !strings.Contains(id, "/") {
+		if r.Method == http.MethodGet {
+			return "GetPet", s.getPet
+		}
+		return "", methodNotAllowed("GET")
+	}
+	return "", notFound
 }
 
 // authorized reports whether r carries "Authorization: Bearer <s.APIKey>"
@@ -236,9 +292,17 @@ func (s *Server) authorized(r *http.Request) bool {
 		subtle.ConstantTimeCompare([]byte(token), []byte(s.APIKey)) == 1
 }
 
-func methodNotAllowed(allow string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func methodNotAllowed(allow string) handler {
+	return func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		w.Header().Set("Allow", allow)
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.Path)
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.Method+" is not allowed on "+r.URL.EscapedPath())
 	}
+}
+
+func notFound(w http.ResponseWriter, r *http.Request, _ []byte) {
+	path := r.URL.EscapedPath()
+	if path == "" { // CONNECT host:port
+		path = r.RequestURI
+	}
+	writeError(w, http.StatusNotFound, "not_found", "no such path: "+path)
 }

@@ -386,7 +386,7 @@ func TestInjectFaultPanics(t *testing.T) {
 		{petstoretest.Fault{Status: 200}, "petstoretest: InjectFault: Status 200 is not an error status (400..599)"},
 		{petstoretest.Fault{Status: 600}, "petstoretest: InjectFault: Status 600 is not an error status (400..599)"},
 		{petstoretest.Fault{Delay: time.Second, RetryAfter: time.Second}, "petstoretest: InjectFault: RetryAfter needs a Status"},
-		{petstoretest.Fault{Operation: "GetPet", Count: 3}, "petstoretest: InjectFault: a Fault needs a Status or a Delay"},
+		{petstoretest.Fault{Operation: "GetPet", Count: 3}, "petstoretest: InjectFault: a Fault needs a Status, a Delay, Disconnect or CutBody"},
 	}
 	for _, tc := range tests {
 		got := panicOf(func() { srv.InjectFault(tc.f) })
