@@ -147,3 +147,47 @@ func listen(t *testing.T) net.Listener {
 	t.Cleanup(func() { l.Close() })
 	return l
 }
+
+// protocols are the two ways the fake serves: plain HTTP/1.1 (Start), and
+// HTTPS with HTTP/2 (StartTLS, called through Client).
+var protocols = []struct {
+	name string
+	tls  bool
+}{{"HTTP/1.1", false}, {"HTTP/2", true}}
+
+// startServer starts a fake with one animal (Rex, id 1), over HTTP/2 with
+// TLS when tls is set, and returns it with the options of an SDK client for
+// it (fast retries). It closes the fake at the end of the test.
+func startServer(t *testing.T, tls bool) (*petstoretest.Server, []petstore.Option) {
+	t.Helper()
+	srv := petstoretest.NewUnstartedServer()
+	if tls {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	srv.AddPet(petstore.NewPet{Name: "Rex", CategoryID: 1, Status: petstore.PetStatusAvailable})
+	opts := []petstore.Option{
+		petstore.WithBaseURL(srv.URL),
+		petstore.WithRetryWait(time.Millisecond, 2*time.Millisecond),
+		petstore.WithHTTPClient(srv.Client()),
+	}
+	return srv, opts
+}
+
+// seen is what the journal holds of a request, for comparing.
+type seen struct {
+	Operation string
+	Status    int
+	Fault     bool
+}
+
+// journal returns what srv's journal holds, oldest first.
+func journal(srv *petstoretest.Server) []seen {
+	var got []seen
+	for _, r := range srv.Received() {
+		got = append(got, seen{r.Operation, r.Status, r.Fault})
+	}
+	return got
+}

@@ -53,7 +53,10 @@ type Request struct {
 func (s *Server) Received() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	reqs := make([]Request, len(s.journal))
+	var reqs []Request // nil when empty, as Pets and Created return
+	if len(s.journal) > 0 {
+		reqs = make([]Request, len(s.journal))
+	}
 	for i, e := range s.journal {
 		reqs[i] = *e
 		reqs[i].Query = cloneValues(e.Query)

@@ -175,9 +175,9 @@ func (s *Server) start(tls bool) {
 	s.URL = s.hs.URL + basePath
 }
 
-// Client returns an HTTP client for the server, for petstore.WithHTTPClient:
-// after StartTLS, it trusts the server's certificate and speaks HTTP/2. Its
-// idle connections are closed by Close.
+// Client returns the server's HTTP client (the same one each time), for
+// petstore.WithHTTPClient: after StartTLS, it trusts the server's
+// certificate and speaks HTTP/2. Close closes its idle connections.
 func (s *Server) Client() *http.Client { return s.hs.Client() }
 
 // basePath is the version segment the server serves under.

@@ -1,12 +1,15 @@
 package petstoretest_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -406,5 +409,78 @@ func TestCloseUnstartedServer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStartTLS checks that the fake speaks HTTP/2 over TLS to its Client,
+// and HTTP/1.1 to a client that offers only that.
+func TestStartTLS(t *testing.T) {
+	t.Parallel()
+	srv := petstoretest.NewUnstartedServer()
+	srv.StartTLS()
+	defer srv.Close()
+	if !strings.HasPrefix(srv.URL, "https://127.0.0.1:") || !strings.HasSuffix(srv.URL, "/v1") {
+		t.Errorf("URL = %q, want https://127.0.0.1:<port>/v1", srv.URL)
+	}
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	tr.ForceAttemptHTTP2 = false
+	tr.TLSClientConfig.NextProtos = []string{"http/1.1"}
+	h1 := &http.Client{Transport: tr}
+	defer tr.CloseIdleConnections()
+	for _, tc := range []struct {
+		client *http.Client
+		want   string
+	}{{srv.Client(), "HTTP/2.0"}, {h1, "HTTP/1.1"}} {
+		req, err := http.NewRequest("GET", srv.URL+"/pets", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+srv.APIKey)
+		resp, err := tc.client.Do(req)
+		if err != nil {
+			t.Fatalf("GET /pets: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Proto != tc.want {
+			t.Errorf("GET /pets: %s %d, want %s 200", resp.Proto, resp.StatusCode, tc.want)
+		}
+	}
+}
+
+// TestEveryAnswerIsAnErrorBody sends what net/http's router would answer
+// itself (CONNECT, OPTIONS *, an absolute-form target): the fake answers
+// each with an Error body whose status is the HTTP status.
+func TestEveryAnswerIsAnErrorBody(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	host := strings.TrimPrefix(strings.TrimSuffix(srv.URL, "/v1"), "http://")
+	tests := []struct {
+		request string
+		want    string // the Error body
+	}{
+		{"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n", `{"code":"not_found","message":"no such path: example.com:443","status":404}`},
+		{"OPTIONS * HTTP/1.1\r\nHost: " + host + "\r\n", `{"code":"not_found","message":"no such path: *","status":404}`},
+		{"GET http://" + host + "/v1//pets HTTP/1.1\r\nHost: " + host + "\r\n", `{"code":"not_found","message":"no such path: /v1//pets","status":404}`},
+		{"DELETE /v1/pets/1/ HTTP/1.1\r\nHost: " + host + "\r\n", `{"code":"not_found","message":"no such path: /v1/pets/1/","status":404}`},
+	}
+	for _, tc := range tests {
+		conn, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		io.WriteString(conn, tc.request+"Authorization: Bearer "+srv.APIKey+"\r\nConnection: close\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: "GET"})
+		if err != nil {
+			t.Fatalf("%q: reading the answer: %v", tc.request, err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatalf("%q: reading the body: %v", tc.request, err)
+		}
+		got := []string{strconv.Itoa(resp.StatusCode), resp.Header.Get("Content-Type"), strings.TrimSpace(string(data))}
+		if diff := cmp.Diff([]string{"404", "application/json", tc.want}, got); diff != "" {
+			t.Errorf("%q: answer mismatch (-want +got):\n%s", tc.request, diff)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package petstoretest_test
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,5 +88,114 @@ func TestAddPetPanics(t *testing.T) {
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("AddPet(%+v) panic mismatch (-want +got):\n%s", tc.p, diff)
 		}
+	}
+}
+
+func TestSetPets(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		pets     []petstore.Pet
+		want     []petstore.Pet
+		wantNext int64 // the id of the next animal created
+	}{
+		{"none", nil, []petstore.Pet{}, 1},
+		{
+			name:     "ids kept, sorted",
+			pets:     []petstore.Pet{{ID: 7, Name: "B", CategoryID: 2}, {ID: 3, Name: "A", CategoryID: 1, Status: "sold"}},
+			want:     []petstore.Pet{{ID: 3, Name: "A", CategoryID: 1, Status: "sold"}, {ID: 7, Name: "B", CategoryID: 2}},
+			wantNext: 8,
+		},
+		{
+			name:     "ids of 0 numbered in order after the largest",
+			pets:     []petstore.Pet{{Name: "X"}, {ID: 5, Name: "A"}, {Name: "Y"}},
+			want:     []petstore.Pet{{ID: 5, Name: "A"}, {ID: 6, Name: "X"}, {ID: 7, Name: "Y"}},
+			wantNext: 8,
+		},
+		{
+			name:     "all 0",
+			pets:     []petstore.Pet{{Name: "X"}, {Name: "Y"}},
+			want:     []petstore.Pet{{ID: 1, Name: "X"}, {ID: 2, Name: "Y"}},
+			wantNext: 3,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			srv.SetPets(tc.pets)
+			c := newClient(t, srv)
+			created, err := c.CreatePet(context.Background(), petstore.NewPet{Name: "New", CategoryID: 9})
+			if err != nil {
+				t.Fatalf("CreatePet: %v", err)
+			}
+			if created.ID != tc.wantNext {
+				t.Errorf("created ID = %d, want %d", created.ID, tc.wantNext)
+			}
+			want := append(tc.want, *created)
+			got, err := c.ListPets(context.Background(), petstore.ListPetsParams{Limit: 100})
+			if err != nil {
+				t.Fatalf("ListPets: %v", err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("ListPets mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSetPetsPanics(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	before := srv.Pets()
+	tests := []struct {
+		pets []petstore.Pet
+		want any
+	}{
+		{[]petstore.Pet{{ID: 1, Name: "A"}, {ID: 2}}, "petstoretest: SetPets: animal 1: empty Name"},
+		{[]petstore.Pet{{Name: "A", Status: "lost"}}, `petstoretest: SetPets: animal 0: unknown Status "lost"`},
+		{[]petstore.Pet{{ID: -1, Name: "A"}}, "petstoretest: SetPets: animal 0: negative ID -1"},
+		{[]petstore.Pet{{ID: 4, Name: "A"}, {Name: "B"}, {ID: 4, Name: "C"}}, "petstoretest: SetPets: animal 2: ID 4 is given twice"},
+		{[]petstore.Pet{{ID: math.MaxInt64, Name: "A"}}, "petstoretest: SetPets: ID 9223372036854775807 leaves no id for the animals after it"},
+	}
+	for _, tc := range tests {
+		got := panicOf(func() { srv.SetPets(tc.pets) })
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("SetPets(%+v) panic mismatch (-want +got):\n%s", tc.pets, diff)
+		}
+	}
+	if diff := cmp.Diff(before, srv.Pets()); diff != "" {
+		t.Errorf("Pets() after refused SetPets calls (-want +got):\n%s", diff)
+	}
+}
+
+func TestReset(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	c := newClient(t, srv, petstore.WithMaxRetries(0))
+	if _, err := c.CreatePet(context.Background(), petstore.NewPet{Name: "A", CategoryID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	srv.InjectFault(petstoretest.Fault{Status: 503, Count: 3})
+	srv.Reset()
+
+	type state struct {
+		Pets, Created []petstore.Pet
+		Requests      int
+		Received      []petstoretest.Request
+	}
+	if diff := cmp.Diff(state{}, state{srv.Pets(), srv.Created(), srv.Requests(), srv.Received()}); diff != "" {
+		t.Errorf("state after Reset (-want +got):\n%s", diff)
+	}
+	created, err := c.CreatePet(context.Background(), petstore.NewPet{Name: "B", CategoryID: 1}) // no fault left
+	if err != nil {
+		t.Fatalf("CreatePet after Reset: %v", err)
+	}
+	if created.ID != 1 {
+		t.Errorf("first ID after Reset = %d, want 1", created.ID)
+	}
+	// The request ids go on: a log of a long-running fake stays unambiguous.
+	if got := srv.Received()[0].RequestID; got != "req-2" {
+		t.Errorf("RequestID after Reset = %q, want req-2", got)
 	}
 }
