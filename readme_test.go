@@ -14,7 +14,7 @@ func TestREADMESnippetsAreExamples(t *testing.T) {
 	readme := read(t, "README.md")
 	for file, names := range map[string][]string{
 		"example_test.go":              {"Example", "ExampleAPIError", "ExampleClient_ListPets", "ExampleNewClient", "ExampleWithHTTPClient", "ExampleWithLogger"},
-		"petstoretest/example_test.go": {"ExampleServer_InjectFault"},
+		"petstoretest/example_test.go": {"ExampleServer_InjectFault", "ExampleServer_Received"},
 	} {
 		src := read(t, file)
 		for _, name := range names {

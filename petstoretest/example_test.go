@@ -99,3 +99,32 @@ func ExampleServer_InjectFault() {
 	// 429: retry after 1m0s
 	// stalled: true
 }
+
+// A test of code that creates an animal: what did it send, and what does it
+// do when the answer is cut short?
+func ExampleServer_Received() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	// The body the code under test sent, as the server received it.
+	if _, err := c.CreatePet(ctx, petstore.NewPet{Name: "Rex", CategoryID: 1}); err != nil {
+		log.Fatal(err)
+	}
+	r := srv.Received()[0]
+	fmt.Println(r.Operation, r.Status, string(r.Body))
+
+	// The connection drops halfway through the answer: the animal was
+	// created, so the SDK does not send the request again.
+	srv.Reset()
+	srv.InjectFault(petstoretest.Fault{Operation: "CreatePet", CutBody: true})
+	_, err = c.CreatePet(ctx, petstore.NewPet{Name: "Tom", CategoryID: 2})
+	fmt.Println("error:", err != nil, "- created:", srv.Created(), "- requests:", len(srv.Received()))
+	// Output:
+	// CreatePet 201 {"name":"Rex","categoryId":1}
+	// error: true - created: [{1 Tom 2 }] - requests: 1
+}
