@@ -232,10 +232,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	e.RequestID = "req-" + strconv.Itoa(s.received)
 	s.journal = append(s.journal, e)
 	f := s.takeFault(op)
+	e.Fault = f != nil
 	s.mu.Unlock()
 
 	*o = fakehook.Outcome{Operation: op, RequestID: e.RequestID, Fault: f != nil}
-	e.Fault = f != nil
 	aw := &answerWriter{ResponseWriter: w, s: s, e: e, o: o, cut: f != nil && f.CutBody}
 	aw.Header().Set("X-Request-Id", e.RequestID)
 	if op == "GetPet" {

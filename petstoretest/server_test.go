@@ -249,6 +249,7 @@ func TestConcurrentUse(t *testing.T) {
 				_ = srv.Pets()
 				_ = srv.Created()
 				_ = srv.Requests()
+				_ = srv.Received()
 			}
 		}()
 	}
@@ -277,6 +278,47 @@ func TestConcurrentUse(t *testing.T) {
 	// Each worker made 1 create + 2 list attempts (one faulted) per round.
 	if got, want := srv.Requests(), 3*workers*perWorker; got != want {
 		t.Errorf("Requests() = %d, want %d", got, want)
+	}
+	if got, want := len(srv.Received()), srv.Requests(); got != want {
+		t.Errorf("len(Received()) = %d, want Requests() = %d", got, want)
+	}
+}
+
+// TestConcurrentSteering resets, reseeds and clears faults while clients
+// call; run it with -race. A call may meet an empty store (404) or a fault
+// (503), never a broken answer.
+func TestConcurrentSteering(t *testing.T) {
+	t.Parallel()
+	srv := petstoretest.NewServer()
+	t.Cleanup(srv.Close)
+	c := newClient(t, srv, petstore.WithMaxRetries(0))
+	const rounds = 50
+	var wg sync.WaitGroup
+	errc := make(chan error, 3*rounds)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for range rounds {
+			srv.SetPets([]petstore.Pet{{ID: 1, Name: "Rex"}, {Name: "Tom"}})
+			srv.InjectFault(petstoretest.Fault{Status: 503})
+			srv.ClearFaults()
+			srv.Reset()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for _, op := range slices.Repeat([]string{"ListPets", "CreatePet", "GetPet"}, rounds) {
+			var apiErr *petstore.APIError
+			if err := callOp(c, op); err != nil && !errors.As(err, &apiErr) {
+				errc <- fmt.Errorf("%s: %w", op, err)
+			}
+			_ = srv.Received()
+		}
+	}()
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
 	}
 }
 
