@@ -198,7 +198,14 @@ func seq(from, to, step int64) []int64 {
 
 func TestCloseEndsStalledRequests(t *testing.T) {
 	t.Parallel()
-	srv := petstoretest.NewServer()
+	srv := petstoretest.NewUnstartedServer()
+	arrived := make(chan struct{})
+	next := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		next.ServeHTTP(w, r)
+	})
+	srv.Start()
 	srv.InjectFault(petstoretest.Fault{Delay: time.Hour})
 	c := newClient(t, srv, petstore.WithMaxRetries(0), petstore.WithTimeout(0))
 	errc := make(chan error, 1)
@@ -206,9 +213,7 @@ func TestCloseEndsStalledRequests(t *testing.T) {
 		_, err := c.ListPets(context.Background(), petstore.ListPetsParams{})
 		errc <- err
 	}()
-	for srv.Requests() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	<-arrived   // the request is being served: stalled, or about to be
 	srv.Close() // must not wait for the hour
 	srv.Close() // a second Close does nothing
 	var apiErr *petstore.APIError
