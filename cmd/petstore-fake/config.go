@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -47,10 +45,13 @@ Flags:
       must be one the SDK can send: ASCII letters, digits and -._~+/, then
       optional = padding.
   -pets FILE
-      start with the animals of FILE, a JSON array of objects with name
-      (required), categoryId (required) and status (available, pending or
-      sold; optional), given ids 1, 2, ... in order:
-        [{"name": "Rex", "categoryId": 1, "status": "available"}]
+      start with the animals of FILE (and again after POST /_fake/reset), a
+      JSON array of objects with name (required), categoryId (required),
+      status (available, pending or sold; optional) and id (optional), such
+      as the output of GET /v1/pets or GET /_fake/pets. Animals without an
+      id (or with id 0) are numbered in order after the largest id given:
+        [{"id": 7, "name": "Rex", "categoryId": 1, "status": "available"},
+         {"name": "Tom", "categoryId": 2}]
   -fault SPEC
       make the next matching requests fail or stall, to test retries and
       timeouts. Repeatable: faults apply in the order given, each request
@@ -75,7 +76,7 @@ type config struct {
 	Addr        string
 	AllowRemote bool
 	Key         string // "" for a random one
-	Pets        []petstore.NewPet
+	Pets        []petstore.Pet
 	Faults      []petstoretest.Fault
 }
 
@@ -172,66 +173,19 @@ func checkKey(key string) error {
 	return nil
 }
 
-// petJSON is an animal of a -pets file. Pointers tell a missing field from
-// a zero one.
-type petJSON struct {
-	Name       *string `json:"name"`
-	CategoryID *int64  `json:"categoryId"`
-	Status     *string `json:"status"`
-}
-
-// loadPets reads a -pets file: a JSON array of animals, each checked as
-// POST /pets checks one, except that unknown fields are refused (a typo
-// such as "categoryID" would otherwise go unnoticed).
-func loadPets(name string) ([]petstore.NewPet, error) {
+// loadPets reads a -pets file (see decodePets), and checks that the fake
+// takes its animals.
+func loadPets(name string) ([]petstore.Pet, error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("-pets: %v", err)
 	}
-	var raws []json.RawMessage
-	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '[' {
-		return nil, fmt.Errorf("-pets %s: want a JSON array of animals, such as [{\"name\": \"Rex\", \"categoryId\": 1}]", name)
+	pets, err := decodePets(data)
+	if err == nil {
+		err = scratchRefusal("SetPets", func(srv *petstoretest.Server) { srv.SetPets(pets) })
 	}
-	if err := json.Unmarshal(data, &raws); err != nil {
-		return nil, fmt.Errorf("-pets %s: invalid JSON: %v", name, err)
-	}
-	pets := make([]petstore.NewPet, 0, len(raws))
-	for i, raw := range raws {
-		p, err := decodePet(raw)
-		if err != nil {
-			return nil, fmt.Errorf("-pets %s: animal %d: %v", name, i+1, err)
-		}
-		pets = append(pets, p)
+	if err != nil {
+		return nil, fmt.Errorf("-pets %s: %v", name, err)
 	}
 	return pets, nil
-}
-
-// decodePet decodes and checks one animal of a -pets file.
-func decodePet(raw json.RawMessage) (petstore.NewPet, error) {
-	if raw[0] != '{' {
-		return petstore.NewPet{}, errors.New("want an object with name, categoryId and status")
-	}
-	var pj petJSON
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&pj); err != nil {
-		return petstore.NewPet{}, fmt.Errorf("%v (want name: string, categoryId: integer, status: string)", err)
-	}
-	var p petstore.NewPet
-	switch {
-	case pj.Name == nil || *pj.Name == "":
-		return p, errors.New("name is required")
-	case pj.CategoryID == nil:
-		return p, errors.New("categoryId is required")
-	}
-	p.Name, p.CategoryID = *pj.Name, *pj.CategoryID
-	if pj.Status != nil {
-		switch st := petstore.PetStatus(*pj.Status); st {
-		case petstore.PetStatusAvailable, petstore.PetStatusPending, petstore.PetStatusSold:
-			p.Status = st
-		default:
-			return p, fmt.Errorf("status %q is not available, pending or sold", *pj.Status)
-		}
-	}
-	return p, nil
 }

@@ -68,9 +68,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	logger := log.New(stderr, "", log.Ltime|log.Lmicroseconds)
 	srv.Config.Handler = logRequests(srv.Config.Handler, logger, srv.APIKey)
 	srv.Config.ErrorLog = logger
-	for _, p := range cfg.Pets {
-		srv.AddPet(p)
-	}
+	srv.SetPets(cfg.Pets) // loadPets checked that it takes them
 	for _, f := range cfg.Faults {
 		srv.InjectFault(f)
 	}
