@@ -62,13 +62,20 @@ Flags:
         status=CODE                   answer CODE (400..599) with an Error body
         retry-after=DURATION          with status: a Retry-After header, in
                                       whole seconds rounded up
-        delay=DURATION                stall first; without status, then serve
-                                      normally. A stall ends early when the
-                                      client gives up or the fake stops.
-      A fault needs status, delay or both. DURATION is Go's: 500ms, 2s, 1m.
+        delay=DURATION                stall first; then, with nothing else,
+                                      serve normally. A stall ends early when
+                                      the client gives up or the fake stops.
+        disconnect[=true]             close the connection without answering
+                                      (not with status or cut-body)
+        cut-body[=true]               answer (with status, or normally), but
+                                      close the connection halfway through
+                                      the body; a cut CreatePet still creates
+      A fault needs status, delay, disconnect or cut-body. DURATION is Go's:
+      500ms, 2s, 1m.
         -fault op=ListPets,count=2,status=503
         -fault status=429,retry-after=30s
         -fault op=CreatePet,delay=10s
+        -fault op=CreatePet,disconnect
 `
 
 // config is what the flags ask for.
@@ -122,6 +129,9 @@ func newFlagSet(cfg *config, petsFile *string) *flag.FlagSet {
 	fs.StringVar(petsFile, "pets", "", "")
 	fs.Func("fault", "", func(spec string) error {
 		f, err := parseFault(spec)
+		if err == nil {
+			err = checkFault(f)
+		}
 		if err != nil {
 			return err
 		}

@@ -86,6 +86,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"-key", "my key"}, "-key: petstore: API key: character 3 is a space (stray whitespace?)"},
 		{[]string{"-key", `"k"`}, "-key: petstore: API key: character 1 is a quote"},
 		{[]string{"-fault", "status=200"}, `invalid value "status=200" for flag -fault: status "200" is not an error status (400..599)`},
+		{[]string{"-fault", "disconnect,status=503"}, `invalid value "disconnect,status=503" for flag -fault: Disconnect sends nothing: it cannot go with Status, Body or CutBody`},
 		{[]string{"-pets", "testdata/no-such-file.json"}, "-pets: open testdata/no-such-file.json: "},
 		{[]string{"-pets", "testdata"}, "-pets: read testdata: "},
 		{[]string{"-pets", "testdata/not-an-array.json"}, "-pets testdata/not-an-array.json: want a JSON array of animals"},

@@ -10,16 +10,23 @@ import (
 	"github.com/petstore/petstore-go/petstoretest"
 )
 
+// faultKeys lists the keys of a -fault SPEC, for error messages.
+const faultKeys = "keys: op, count, status, retry-after, delay, disconnect, cut-body"
+
 // parseFault parses a -fault SPEC, such as "op=GetPet,count=2,status=503",
-// into a Fault that petstoretest.Server.InjectFault accepts (it panics on
-// one it does not; this returns an error instead).
+// into a Fault. It checks what a flag's user may get wrong, in the flag's
+// words; petstoretest.Server.InjectFault, which panics on a fault it does
+// not take, judges the rest (see checkFault).
 func parseFault(spec string) (petstoretest.Fault, error) {
 	var f petstoretest.Fault
 	seen := map[string]bool{}
 	for _, kv := range strings.Split(spec, ",") {
 		key, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok && (key == "disconnect" || key == "cut-body") {
+			val, ok = "true", true // a boolean key alone says true
+		}
 		if !ok {
-			return f, fmt.Errorf("%q is not key=value (keys: op, count, status, retry-after, delay)", kv)
+			return f, fmt.Errorf("%q is not key=value (%s)", kv, faultKeys)
 		}
 		if seen[key] {
 			return f, fmt.Errorf("%s is given twice", key)
@@ -43,8 +50,12 @@ func parseFault(spec string) (petstoretest.Fault, error) {
 			f.RetryAfter, err = parseDuration(key, val)
 		case "delay":
 			f.Delay, err = parseDuration(key, val)
+		case "disconnect":
+			f.Disconnect, err = parseBool(key, val)
+		case "cut-body":
+			f.CutBody, err = parseBool(key, val)
 		default:
-			err = fmt.Errorf("unknown key %q (keys: op, count, status, retry-after, delay)", key)
+			err = fmt.Errorf("unknown key %q (%s)", key, faultKeys)
 		}
 		if err != nil {
 			return f, err
@@ -53,10 +64,16 @@ func parseFault(spec string) (petstoretest.Fault, error) {
 	switch {
 	case f.RetryAfter > 0 && f.Status == 0:
 		return f, errors.New("retry-after needs a status")
-	case f.Status == 0 && f.Delay == 0:
-		return f, errors.New("a fault needs a status, a delay or both")
+	case f.Status == 0 && f.Delay == 0 && !f.Disconnect && !f.CutBody:
+		return f, errors.New("a fault needs a status, a delay, disconnect or cut-body")
 	}
 	return f, nil
+}
+
+// checkFault returns why petstoretest refuses f (a disconnect with a
+// status, say), or nil.
+func checkFault(f petstoretest.Fault) error {
+	return scratchRefusal("InjectFault", func(srv *petstoretest.Server) { srv.InjectFault(f) })
 }
 
 func parseOperation(op string) (string, error) {
@@ -73,4 +90,12 @@ func parseDuration(key, val string) (time.Duration, error) {
 		return 0, fmt.Errorf("%s %q is not a duration such as 500ms, 2s or 1m", key, val)
 	}
 	return d, nil
+}
+
+func parseBool(key, val string) (bool, error) {
+	b, err := strconv.ParseBool(val)
+	if err != nil {
+		return false, fmt.Errorf("%s %q is not true or false", key, val)
+	}
+	return b, nil
 }

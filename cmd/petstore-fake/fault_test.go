@@ -22,6 +22,11 @@ func TestParseFault(t *testing.T) {
 		{"delay=1h,status=504,count=100", petstoretest.Fault{Count: 100, Delay: time.Hour, Status: 504}},
 		{"status=400", petstoretest.Fault{Status: 400}},
 		{"status=599", petstoretest.Fault{Status: 599}},
+		{"disconnect", petstoretest.Fault{Disconnect: true}},
+		{"op=CreatePet, disconnect=true, delay=2s", petstoretest.Fault{Operation: "CreatePet", Disconnect: true, Delay: 2 * time.Second}},
+		{"cut-body", petstoretest.Fault{CutBody: true}},
+		{"cut-body=1,status=500", petstoretest.Fault{CutBody: true, Status: 500}},
+		{"disconnect=false,delay=1s", petstoretest.Fault{Delay: time.Second}},
 	}
 	for _, tc := range tests {
 		got, err := parseFault(tc.spec)
@@ -32,10 +37,9 @@ func TestParseFault(t *testing.T) {
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("parseFault(%q) mismatch (-want +got):\n%s", tc.spec, diff)
 		}
-		// petstoretest accepts it: InjectFault panics on a fault it refuses.
-		srv := petstoretest.NewUnstartedServer()
-		srv.InjectFault(got)
-		srv.Close()
+		if err := checkFault(got); err != nil {
+			t.Errorf("checkFault(parseFault(%q)): %v, want petstoretest to take it", tc.spec, err)
+		}
 	}
 }
 
@@ -45,11 +49,11 @@ func TestParseFaultErrors(t *testing.T) {
 		spec string
 		want string
 	}{
-		{"", `"" is not key=value (keys: op, count, status, retry-after, delay)`},
-		{"503", `"503" is not key=value (keys: op, count, status, retry-after, delay)`},
-		{"status=503,", `"" is not key=value (keys: op, count, status, retry-after, delay)`},
-		{"code=503", `unknown key "code" (keys: op, count, status, retry-after, delay)`},
-		{"Status=503", `unknown key "Status" (keys: op, count, status, retry-after, delay)`},
+		{"", `"" is not key=value (keys: op, count, status, retry-after, delay, disconnect, cut-body)`},
+		{"503", `"503" is not key=value (keys: op, count, status, retry-after, delay, disconnect, cut-body)`},
+		{"status=503,", `"" is not key=value (keys: op, count, status, retry-after, delay, disconnect, cut-body)`},
+		{"code=503", `unknown key "code" (keys: op, count, status, retry-after, delay, disconnect, cut-body)`},
+		{"Status=503", `unknown key "Status" (keys: op, count, status, retry-after, delay, disconnect, cut-body)`},
 		{"status=503,status=500", "status is given twice"},
 		{"op=listPets,status=503", `op "listPets" is not ListPets, CreatePet or GetPet`},
 		{"op=,status=503", `op "" is not ListPets, CreatePet or GetPet`},
@@ -63,8 +67,12 @@ func TestParseFaultErrors(t *testing.T) {
 		{"status=503,retry-after=-1s", `retry-after "-1s" is not a duration such as 500ms, 2s or 1m`},
 		{"delay=soon", `delay "soon" is not a duration such as 500ms, 2s or 1m`},
 		{"retry-after=1s,delay=1s", "retry-after needs a status"},
-		{"op=GetPet,count=3", "a fault needs a status, a delay or both"},
-		{"delay=0s", "a fault needs a status, a delay or both"},
+		{"op=GetPet,count=3", "a fault needs a status, a delay, disconnect or cut-body"},
+		{"delay=0s", "a fault needs a status, a delay, disconnect or cut-body"},
+		{"disconnect=false", "a fault needs a status, a delay, disconnect or cut-body"},
+		{"disconnect=yes", `disconnect "yes" is not true or false`},
+		{"cut-body=", `cut-body "" is not true or false`},
+		{"disconnect,disconnect", "disconnect is given twice"},
 	}
 	for _, tc := range tests {
 		_, err := parseFault(tc.spec)

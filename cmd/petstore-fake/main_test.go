@@ -190,7 +190,7 @@ func testUsageErrors(t *testing.T, bin string) {
 		{"every interface", []string{"-addr", ":0"}, `petstore-fake: -addr ":0" listens on every interface`},
 		{"missing -pets file", []string{"-pets", "testdata/missing.json"}, "petstore-fake: -pets: open testdata/missing.json: "},
 		{"invalid -pets file", []string{"-pets", "testdata/no-name.json"}, "petstore-fake: -pets testdata/no-name.json: animal 2: name is required\n"},
-		{"bad -fault", []string{"-fault", "op=ListPets"}, `petstore-fake: invalid value "op=ListPets" for flag -fault: a fault needs a status, a delay or both`},
+		{"bad -fault", []string{"-fault", "op=ListPets"}, `petstore-fake: invalid value "op=ListPets" for flag -fault: a fault needs a status, a delay, disconnect or cut-body`},
 		{"bad -key", []string{"-key", "a key"}, "petstore-fake: -key: petstore: API key: character 2 is a space"},
 	}
 	for _, tc := range tests {
