@@ -26,8 +26,7 @@ stdout, for a shell to eval:
   export PETSTORE_BASE_URL=http://127.0.0.1:8080/v1
   export PETSTORE_API_KEY=pst_...
 
-then logs one line per request on stderr (time, method, path, status,
-duration; never the key, headers or query) until SIGINT or SIGTERM, when it
+then logs each request on stderr (see -log) until SIGINT or SIGTERM, when it
 stops (ending stalled requests with a 503, and after 3s closing the
 connections of requests still running) and exits 0. Exit status 2: bad flags
 or -pets file; 1: other failures, such as an address already in use.
@@ -76,6 +75,14 @@ Flags:
         -fault status=429,retry-after=30s
         -fault op=CreatePet,delay=10s
         -fault op=CreatePet,disconnect
+  -log text|json
+      the form of the log on stderr (default text). text: a line per
+      request, "15:04:05.000000 GET /v1/pets 200 183µs" (status "-" and why,
+      when no answer was sent), and per message. json: an object per line, as
+      log/slog's JSONHandler writes them; a request's has time, level, msg
+      ("request"), method, path, query, status (0 when no answer was sent),
+      duration (nanoseconds), request_id and fault. Neither form ever holds
+      the key, in any encoding, or a header; text leaves out the query.
 `
 
 // config is what the flags ask for.
@@ -85,6 +92,7 @@ type config struct {
 	Key         string // "" for a random one
 	Pets        []petstore.Pet
 	Faults      []petstoretest.Fault
+	Log         string // "text" or "json"
 }
 
 // parseConfig parses the command-line arguments (without the program name).
@@ -109,6 +117,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	if err := checkKey(cfg.Key); err != nil {
 		return config{}, err
 	}
+	if cfg.Log != "text" && cfg.Log != "json" {
+		return config{}, fmt.Errorf("-log %q: want text or json", cfg.Log)
+	}
 	if petsFile != "" {
 		var err error
 		if cfg.Pets, err = loadPets(petsFile); err != nil {
@@ -127,6 +138,7 @@ func newFlagSet(cfg *config, petsFile *string) *flag.FlagSet {
 	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "")
 	fs.StringVar(&cfg.Key, "key", "", "")
 	fs.StringVar(petsFile, "pets", "", "")
+	fs.StringVar(&cfg.Log, "log", "text", "")
 	fs.Func("fault", "", func(spec string) error {
 		f, err := parseFault(spec)
 		if err == nil {

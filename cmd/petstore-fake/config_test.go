@@ -29,19 +29,20 @@ func TestParseConfig(t *testing.T) {
 		args []string
 		want config
 	}{
-		{"defaults", nil, config{Addr: "127.0.0.1:8080"}},
-		{"a free port", []string{"-addr", "127.0.0.1:0"}, config{Addr: "127.0.0.1:0"}},
-		{"localhost", []string{"-addr=localhost:9000"}, config{Addr: "localhost:9000"}},
-		{"IPv6 loopback", []string{"-addr", "[::1]:0"}, config{Addr: "[::1]:0"}},
-		{"another loopback address", []string{"-addr", "127.0.0.2:0"}, config{Addr: "127.0.0.2:0"}},
+		{"defaults", nil, config{Log: "text", Addr: "127.0.0.1:8080"}},
+		{"a free port", []string{"-addr", "127.0.0.1:0"}, config{Log: "text", Addr: "127.0.0.1:0"}},
+		{"localhost", []string{"-addr=localhost:9000"}, config{Log: "text", Addr: "localhost:9000"}},
+		{"IPv6 loopback", []string{"-addr", "[::1]:0"}, config{Log: "text", Addr: "[::1]:0"}},
+		{"another loopback address", []string{"-addr", "127.0.0.2:0"}, config{Log: "text", Addr: "127.0.0.2:0"}},
 		{"every interface, allowed", []string{"-allow-remote", "-addr", "0.0.0.0:8080"},
-			config{Addr: "0.0.0.0:8080", AllowRemote: true}},
-		{"a key", []string{"-key", "my-key_1.0~+/=="}, config{Addr: "127.0.0.1:8080", Key: "my-key_1.0~+/=="}},
-		{"pets", []string{"-pets", "testdata/pets.json"}, config{Addr: "127.0.0.1:8080", Pets: testdataPets}},
+			config{Log: "text", Addr: "0.0.0.0:8080", AllowRemote: true}},
+		{"a key", []string{"-key", "my-key_1.0~+/=="}, config{Log: "text", Addr: "127.0.0.1:8080", Key: "my-key_1.0~+/=="}},
+		{"json log", []string{"-log", "json"}, config{Log: "json", Addr: "127.0.0.1:8080"}},
+		{"pets", []string{"-pets", "testdata/pets.json"}, config{Log: "text", Addr: "127.0.0.1:8080", Pets: testdataPets}},
 		{
 			name: "faults, in order",
 			args: []string{"-fault", "op=ListPets,count=2,status=503", "-fault", "delay=1s"},
-			want: config{Addr: "127.0.0.1:8080", Faults: []petstoretest.Fault{
+			want: config{Log: "text", Addr: "127.0.0.1:8080", Faults: []petstoretest.Fault{
 				{Operation: "ListPets", Count: 2, Status: 503},
 				{Delay: time.Second},
 			}},
@@ -83,6 +84,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"-addr", "127.0.0.1:65536"}, `-addr "127.0.0.1:65536": port "65536" is not a number from 0 to 65535`},
 		{[]string{"-allow-remote", "-addr", "0.0.0.0"}, `-addr "0.0.0.0": want HOST:PORT`},
 		{[]string{"-key", "   "}, "-key is blank"},
+		{[]string{"-log", "JSON"}, `-log "JSON": want text or json`},
+		{[]string{"-log", ""}, `-log "": want text or json`},
 		{[]string{"-key", "my key"}, "-key: petstore: API key: character 3 is a space (stray whitespace?)"},
 		{[]string{"-key", `"k"`}, "-key: petstore: API key: character 1 is a quote"},
 		{[]string{"-fault", "status=200"}, `invalid value "status=200" for flag -fault: status "200" is not an error status (400..599)`},

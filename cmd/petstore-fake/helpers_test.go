@@ -115,9 +115,10 @@ func (f *fake) wait(t *testing.T) int {
 }
 
 // requestLine is a request's line on stderr; the request is its group.
-var requestLine = regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{6} ([A-Z]+ \S+ (?:\d{3}|- \(client gone\))) \d\S*s$`)
+var requestLine = regexp.MustCompile(`^\d\d:\d\d:\d\d\.\d{6} ([A-Z]+ \S+ (?:\d{3}|- \((?:client gone|dropped)\))) \d\S*s$`)
 
-// requests returns the requests logged on stderr, as "GET /v1/pets 200".
+// requests returns the requests logged on stderr, as "GET /v1/pets 200"
+// (with -log text).
 func (f *fake) requests() []string {
 	var reqs []string
 	for _, l := range f.stderr.Lines() {

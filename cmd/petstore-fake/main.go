@@ -5,9 +5,10 @@
 //
 // Once it accepts connections it prints, on stdout, two lines for a shell to
 // eval (export PETSTORE_BASE_URL=... and export PETSTORE_API_KEY=...), then
-// logs one line per request on stderr until SIGINT or SIGTERM. Run it with
-// -h for its flags: the address, the key, the animals to start with, and
-// faults to inject.
+// logs each request on stderr, as a line of text or a JSON record (-log
+// text|json; never the key, in any encoding, nor a header), until SIGINT or
+// SIGTERM. Run it with -h for its flags: the address, the key, the animals
+// to start with (ids kept, if given), faults to inject, the log's form.
 package main
 
 import (
@@ -16,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/url"
 	"os"
@@ -65,9 +65,9 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if cfg.Key != "" {
 		srv.APIKey = cfg.Key
 	}
-	logger := log.New(stderr, "", log.Ltime|log.Lmicroseconds)
-	srv.Config.Handler = logRequests(srv.Config.Handler, logger, srv.APIKey)
-	srv.Config.ErrorLog = logger
+	logger := newEventLog(cfg.Log, stderr, srv.APIKey)
+	srv.Config.Handler = logRequests(srv.Config.Handler, logger)
+	srv.Config.ErrorLog = logger.errorLog()
 	srv.SetPets(cfg.Pets) // loadPets checked that it takes them
 	for _, f := range cfg.Faults {
 		srv.InjectFault(f)
@@ -84,7 +84,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		baseURL, len(cfg.Pets), len(cfg.Faults))
 	<-ctx.Done()
 	shutdown(srv, logger)
-	logger.Print("stopped")
+	logger.Printf("stopped")
 	return nil
 }
 
@@ -95,7 +95,7 @@ const shutdownGrace = 3 * time.Second
 // shutdown closes srv, which ends stalled requests at once and waits for
 // the others; past shutdownGrace it closes their connections (before
 // httptest complains, after 5 s, of a Close that waits).
-func shutdown(srv *petstoretest.Server, logger *log.Logger) {
+func shutdown(srv *petstoretest.Server, logger *eventLog) {
 	closed := make(chan struct{})
 	go func() {
 		srv.Close()

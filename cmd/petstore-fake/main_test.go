@@ -31,6 +31,7 @@ func TestProgram(t *testing.T) {
 	t.Run("Help", func(t *testing.T) { t.Parallel(); testHelp(t, bin) })
 	t.Run("AddressInUse", func(t *testing.T) { t.Parallel(); testAddressInUse(t, bin) })
 	t.Run("StuckUpload", func(t *testing.T) { t.Parallel(); testStuckUpload(t, bin) })
+	t.Run("JSONLog", func(t *testing.T) { t.Parallel(); testJSONLog(t, bin) })
 }
 
 // newSDKClient returns a client of the fake at baseURL, with fast retries.
@@ -127,11 +128,12 @@ func testChosenKey(t *testing.T, bin string) {
 }
 
 // testFaults: -fault faults apply in order, to their operation, with their
-// status and Retry-After.
+// status and Retry-After, or by dropping the connection, which is logged.
 func testFaults(t *testing.T, bin string) {
 	f := startFake(t, bin, "-addr", "127.0.0.1:0",
 		"-fault", "op=ListPets,count=2,status=503",
-		"-fault", "op=GetPet,status=429,retry-after=1500ms")
+		"-fault", "op=GetPet,status=429,retry-after=1500ms",
+		"-fault", "op=CreatePet,disconnect")
 	baseURL, key := f.exports(t)
 	c := newSDKClient(t, baseURL, key)
 
@@ -148,8 +150,13 @@ func testFaults(t *testing.T, bin string) {
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "2" {
 		t.Errorf("GET /pets/1: %d, Retry-After %q; want 429, \"2\"", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
+	// CreatePet's connection is dropped without an answer: the SDK does
+	// not send it again (the animal may have been created).
+	if _, err := c.CreatePet(context.Background(), petstore.NewPet{Name: "Rex", CategoryID: 1}); err == nil {
+		t.Error("CreatePet on a dropped connection succeeded, want an error")
+	}
 	f.stop(t)
-	want := []string{"GET /v1/pets 503", "GET /v1/pets 503", "GET /v1/pets 200", "GET /v1/pets/1 429"}
+	want := []string{"GET /v1/pets 503", "GET /v1/pets 503", "GET /v1/pets 200", "GET /v1/pets/1 429", "POST /v1/pets - (dropped)"}
 	if diff := cmp.Diff(want, f.requests()); diff != "" {
 		t.Errorf("requests on stderr mismatch (-want +got):\n%s", diff)
 	}
