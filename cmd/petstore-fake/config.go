@@ -83,6 +83,8 @@ Flags:
       ("request"), method, path, query, status (0 when no answer was sent),
       duration (nanoseconds), request_id and fault. Neither form ever holds
       the key, in any encoding, or a header; text leaves out the query.
+  -version
+      print "petstore-fake <version>" on stdout and exit 0.
 `
 
 // config is what the flags ask for.
@@ -93,11 +95,13 @@ type config struct {
 	Pets        []petstore.Pet
 	Faults      []petstoretest.Fault
 	Log         string // "text" or "json"
+	Version     bool   // print the version and exit
 }
 
 // parseConfig parses the command-line arguments (without the program name).
-// It returns flag.ErrHelp for -h, after writing the usage to stderr. Any
-// other error is a usage error.
+// It returns flag.ErrHelp for -h, after writing the usage to stderr, and for
+// -version a config that asks for nothing else. Any other error is a usage
+// error.
 func parseConfig(args []string, stderr io.Writer) (config, error) {
 	var cfg config
 	var petsFile string
@@ -107,6 +111,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 			io.WriteString(stderr, usage)
 		}
 		return config{}, err
+	}
+	if cfg.Version {
+		return config{Version: true}, nil // the other flags do not matter
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected argument %q: petstore-fake takes only flags", fs.Arg(0))
@@ -139,6 +146,7 @@ func newFlagSet(cfg *config, petsFile *string) *flag.FlagSet {
 	fs.StringVar(&cfg.Key, "key", "", "")
 	fs.StringVar(petsFile, "pets", "", "")
 	fs.StringVar(&cfg.Log, "log", "text", "")
+	fs.BoolVar(&cfg.Version, "version", false, "")
 	fs.Func("fault", "", func(spec string) error {
 		f, err := parseFault(spec)
 		if err == nil {

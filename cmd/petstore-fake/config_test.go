@@ -38,6 +38,8 @@ func TestParseConfig(t *testing.T) {
 			config{Log: "text", Addr: "0.0.0.0:8080", AllowRemote: true}},
 		{"a key", []string{"-key", "my-key_1.0~+/=="}, config{Log: "text", Addr: "127.0.0.1:8080", Key: "my-key_1.0~+/=="}},
 		{"json log", []string{"-log", "json"}, config{Log: "json", Addr: "127.0.0.1:8080"}},
+		{"version", []string{"-version"}, config{Version: true}},
+		{"version, other flags ignored", []string{"-addr", "0.0.0.0:1", "-pets", "testdata/no-name.json", "-version", "serve"}, config{Version: true}},
 		{"pets", []string{"-pets", "testdata/pets.json"}, config{Log: "text", Addr: "127.0.0.1:8080", Pets: testdataPets}},
 		{
 			name: "faults, in order",

@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/petstore/petstore-go"
 	"github.com/petstore/petstore-go/petstoretest"
 )
 
@@ -36,6 +37,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "petstore-fake: %v\nRun petstore-fake -h for usage.\n", err)
 		os.Exit(2)
+	}
+	if cfg.Version {
+		fmt.Println("petstore-fake", petstore.Version)
+		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

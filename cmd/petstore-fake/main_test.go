@@ -29,6 +29,7 @@ func TestProgram(t *testing.T) {
 	t.Run("Signals", func(t *testing.T) { t.Parallel(); testSignals(t, bin) })
 	t.Run("UsageErrors", func(t *testing.T) { t.Parallel(); testUsageErrors(t, bin) })
 	t.Run("Help", func(t *testing.T) { t.Parallel(); testHelp(t, bin) })
+	t.Run("Version", func(t *testing.T) { t.Parallel(); testVersion(t, bin) })
 	t.Run("AddressInUse", func(t *testing.T) { t.Parallel(); testAddressInUse(t, bin) })
 	t.Run("StuckUpload", func(t *testing.T) { t.Parallel(); testStuckUpload(t, bin) })
 	t.Run("JSONLog", func(t *testing.T) { t.Parallel(); testJSONLog(t, bin) })
@@ -229,6 +230,20 @@ func testHelp(t *testing.T, bin string) {
 	}
 	if got := f.stdout.String(); got != "" {
 		t.Errorf("stdout = %q, want nothing", got)
+	}
+}
+
+// testVersion: -version prints the version on stdout and exits 0.
+func testVersion(t *testing.T, bin string) {
+	f := startFake(t, bin, "-version")
+	if code := f.wait(t); code != 0 {
+		t.Errorf("exit code = %d, want 0", code)
+	}
+	if diff := cmp.Diff("petstore-fake "+petstore.Version+"\n", f.stdout.String()); diff != "" {
+		t.Errorf("stdout mismatch (-want +got):\n%s", diff)
+	}
+	if got := f.stderr.String(); got != "" {
+		t.Errorf("stderr = %q, want nothing", got)
 	}
 }
 
