@@ -85,6 +85,32 @@ Flags:
       the key, in any encoding, or a header; text leaves out the query.
   -version
       print "petstore-fake <version>" on stdout and exit 0.
+
+Control API: beside the Pet Store API, requests under /_fake/ steer the fake
+while it runs, for a script that keeps one fake through many scenarios. They
+take the API's key (Authorization: Bearer <key>), JSON in and out, and are
+neither in the journal nor counted as API requests. A bad one changes
+nothing and answers an Error body: 400 invalid_body (or invalid_parameter,
+for a query), 401 unauthorized, 404 not_found, 405 method_not_allowed.
+  GET    /_fake/pets      200: every animal, in id order
+  PUT    /_fake/pets      200: replace every animal with a JSON array, as
+                          -pets takes; answers them as stored, with ids
+  POST   /_fake/faults    201: add a fault (every field optional, durations
+                          Go's, body sent with status instead of the Error
+                          JSON); answers it as stored, count 0 made 1:
+                          {"op":"ListPets","count":2,"status":503,
+                           "retryAfter":"30s","delay":"1s","disconnect":false,
+                           "cutBody":false,"body":"..."}
+  DELETE /_fake/faults    204: drop every pending fault
+  GET    /_fake/requests  200: the journal of API requests, oldest first:
+                          [{"operation","method","path","query","header"
+                          (without Authorization),"authorized","body" (as
+                          text),"status" (0: no answer),"fault","requestId"}]
+  POST   /_fake/reset     204: back to the start: the -pets animals, no
+                          faults, an empty journal
+For example:
+  curl -H "Authorization: Bearer $PETSTORE_API_KEY" \
+    -d '{"op":"ListPets","status":503}' "${PETSTORE_BASE_URL%/v1}/_fake/faults"
 `
 
 // config is what the flags ask for.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -98,4 +99,54 @@ func parseBool(key, val string) (bool, error) {
 		return false, fmt.Errorf("%s %q is not true or false", key, val)
 	}
 	return b, nil
+}
+
+// faultJSON is a fault as POST /_fake/faults takes it and answers it, such
+// as {"op": "ListPets", "count": 2, "status": 503, "retryAfter": "30s"}:
+// every field may be left out, durations are Go's ("1.5s"; "" or "0s" for
+// none), body is sent instead of the Error JSON.
+type faultJSON struct {
+	Op         string `json:"op"`
+	Count      int    `json:"count"`
+	Status     int    `json:"status"`
+	RetryAfter string `json:"retryAfter"`
+	Delay      string `json:"delay"`
+	Disconnect bool   `json:"disconnect"`
+	CutBody    bool   `json:"cutBody"`
+	Body       string `json:"body"`
+}
+
+// decodeFault reads a faultJSON strictly (see decodeStrict): one object, no
+// unknown field, durations that time.ParseDuration reads and are not
+// negative. What the values may be together, petstoretest.Server.InjectFault
+// judges.
+func decodeFault(data []byte) (petstoretest.Fault, error) {
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return petstoretest.Fault{}, errors.New(`want a JSON object, such as {"op": "ListPets", "status": 503}`)
+	}
+	fj, err := decodeStrict[faultJSON](data)
+	if err != nil {
+		return petstoretest.Fault{}, fmt.Errorf("invalid JSON: %v", err)
+	}
+	f := petstoretest.Fault{Operation: fj.Op, Count: fj.Count, Status: fj.Status,
+		Disconnect: fj.Disconnect, CutBody: fj.CutBody, Body: fj.Body}
+	if fj.RetryAfter != "" {
+		if f.RetryAfter, err = parseDuration("retryAfter", fj.RetryAfter); err != nil {
+			return petstoretest.Fault{}, err
+		}
+	}
+	if fj.Delay != "" {
+		if f.Delay, err = parseDuration("delay", fj.Delay); err != nil {
+			return petstoretest.Fault{}, err
+		}
+	}
+	return f, nil
+}
+
+// newFaultJSON returns f as InjectFault stores it (a Count of 0 is 1), for
+// an answer.
+func newFaultJSON(f petstoretest.Fault) faultJSON {
+	return faultJSON{Op: f.Operation, Count: max(f.Count, 1), Status: f.Status,
+		RetryAfter: f.RetryAfter.String(), Delay: f.Delay.String(),
+		Disconnect: f.Disconnect, CutBody: f.CutBody, Body: f.Body}
 }

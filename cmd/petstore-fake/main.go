@@ -7,8 +7,23 @@
 // eval (export PETSTORE_BASE_URL=... and export PETSTORE_API_KEY=...), then
 // logs each request on stderr, as a line of text or a JSON record (-log
 // text|json; never the key, in any encoding, nor a header), until SIGINT or
-// SIGTERM. Run it with -h for its flags: the address, the key, the animals
-// to start with (ids kept, if given), faults to inject, the log's form.
+// SIGTERM. Its flags (run it with -h) set the address, the key, the animals
+// to start with (-pets FILE, a JSON array such as GET /v1/pets answers: ids
+// are kept), faults to inject, the log's form; -version prints its version.
+//
+// Beside the API, a control API under /_fake/ steers the fake while it runs,
+// with the same key, JSON in and out. Its requests are neither in the
+// journal nor counted; a bad one changes nothing and answers a 400, 401,
+// 404 or 405 Error body, as the fake does:
+//
+//	GET    /_fake/pets      200: every animal, in id order
+//	PUT    /_fake/pets      200: replace every animal (a JSON array, as -pets takes); the animals as stored
+//	POST   /_fake/faults    201: add a fault, {"op":"ListPets","count":2,"status":503,"retryAfter":"30s",
+//	                        "delay":"1s","disconnect":false,"cutBody":false,"body":"..."}; the fault as stored
+//	DELETE /_fake/faults    204: drop every pending fault
+//	GET    /_fake/requests  200: the journal of API requests, oldest first, as objects with operation,
+//	                        method, path, query, header, authorized, body (as text), status, fault, requestId
+//	POST   /_fake/reset     204: back to the start: the -pets animals, no faults, an empty journal
 package main
 
 import (
@@ -71,7 +86,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		srv.APIKey = cfg.Key
 	}
 	logger := newEventLog(cfg.Log, stderr, srv.APIKey)
-	srv.Config.Handler = logRequests(srv.Config.Handler, logger)
+	srv.Config.Handler = logRequests(newControl(srv, cfg.Pets), logger)
 	srv.Config.ErrorLog = logger.errorLog()
 	srv.SetPets(cfg.Pets) // loadPets checked that it takes them
 	for _, f := range cfg.Faults {

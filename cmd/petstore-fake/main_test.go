@@ -33,6 +33,7 @@ func TestProgram(t *testing.T) {
 	t.Run("AddressInUse", func(t *testing.T) { t.Parallel(); testAddressInUse(t, bin) })
 	t.Run("StuckUpload", func(t *testing.T) { t.Parallel(); testStuckUpload(t, bin) })
 	t.Run("JSONLog", func(t *testing.T) { t.Parallel(); testJSONLog(t, bin) })
+	t.Run("ControlAPI", func(t *testing.T) { t.Parallel(); testControlProgram(t, bin) })
 }
 
 // newSDKClient returns a client of the fake at baseURL, with fast retries.

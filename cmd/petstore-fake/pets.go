@@ -23,7 +23,7 @@ type petJSON struct {
 // /_fake/pets give them, such as the output of GET /v1/pets or GET
 // /_fake/pets. Each is checked as POST /pets checks one, except that unknown
 // fields are refused (a typo such as "categoryID" would otherwise go
-// unnoticed) and an id may be given: 0 or none for the next free one (as
+// unnoticed; see decodeStrict) and an id may be given: 0 or none for the next free one (as
 // [petstoretest.Server.SetPets] numbers them), never negative nor twice.
 func decodePets(data []byte) ([]petstore.Pet, error) {
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '[' {
@@ -56,10 +56,8 @@ func decodePet(raw json.RawMessage) (petstore.Pet, error) {
 	if raw[0] != '{' {
 		return petstore.Pet{}, errors.New("want an object with name, categoryId and optional status and id")
 	}
-	var pj petJSON
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&pj); err != nil {
+	pj, err := decodeStrict[petJSON](raw)
+	if err != nil {
 		return petstore.Pet{}, fmt.Errorf("%v (want id: integer, name: string, categoryId: integer, status: string)", err)
 	}
 	var p petstore.Pet

@@ -36,6 +36,8 @@ func TestDecodePets(t *testing.T) {
 		{name: "null name", content: `[{"name":null,"categoryId":1}]`, wantErr: "animal 1: name is required"},
 		{name: "no categoryId", content: `[{"name":"Rex"}]`, wantErr: "animal 1: categoryId is required"},
 		{name: "a typo", content: `[{"name":"Rex","category_id":1}]`, wantErr: `animal 1: json: unknown field "category_id" (want id: integer, name: string, categoryId: integer, status: string)`},
+		{name: "another letter case", content: `[{"name":"Rex","categoryID":1}]`, wantErr: `animal 1: json: unknown field "categoryID"`},
+		{name: "Name", content: `[{"Name":"Rex","categoryId":1}]`, wantErr: `animal 1: json: unknown field "Name"`},
 		{name: "a fractional categoryId", content: `[{"name":"Rex","categoryId":1.5}]`, wantErr: "animal 1: json: cannot unmarshal number 1.5 into Go struct field"},
 		{name: "a name that is a number", content: `[{"name":1,"categoryId":1}]`, wantErr: "animal 1: json: cannot unmarshal number into Go struct field"},
 		{name: "an unknown status", content: `[{"name":"Rex","categoryId":1,"status":"lost"}]`, wantErr: `animal 1: status "lost" is not available, pending or sold`},
