@@ -24,6 +24,8 @@
 //	GET    /_fake/requests  200: the journal of API requests, oldest first, as objects with operation,
 //	                        method, path, query, header, authorized, body (as text), status, fault, requestId
 //	POST   /_fake/reset     204: back to the start: the -pets animals, no faults, an empty journal
+//
+// examples/fake-script/script.sh is an integration script that uses it, with curl and jq.
 package main
 
 import (
