@@ -109,7 +109,7 @@ for a query), 401 unauthorized, 404 not_found, 405 method_not_allowed.
   POST   /_fake/reset     204: back to the start: the -pets animals, no
                           faults, an empty journal
 For example:
-  curl -H "Authorization: Bearer $PETSTORE_API_KEY" \
+  curl -sH "Authorization: Bearer $PETSTORE_API_KEY" \
     -d '{"op":"ListPets","status":503}' "${PETSTORE_BASE_URL%/v1}/_fake/faults"
 `
 

@@ -68,6 +68,8 @@ var controlRoutes = map[string]map[string]controlRoute{
 	"/_fake/reset":    {http.MethodPost: {do: (*control).reset}},
 }
 
+// ServeHTTP answers a request under /_fake/, and hands any other to the
+// fake.
 func (c *control) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/_fake" && !strings.HasPrefix(r.URL.Path, "/_fake/") {
 		c.fake.ServeHTTP(w, r)

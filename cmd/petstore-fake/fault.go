@@ -77,6 +77,7 @@ func checkFault(f petstoretest.Fault) error {
 	return scratchRefusal("InjectFault", func(srv *petstoretest.Server) { srv.InjectFault(f) })
 }
 
+// parseOperation checks the op of a -fault SPEC.
 func parseOperation(op string) (string, error) {
 	switch op {
 	case "ListPets", "CreatePet", "GetPet":
@@ -85,6 +86,7 @@ func parseOperation(op string) (string, error) {
 	return "", fmt.Errorf("op %q is not ListPets, CreatePet or GetPet", op)
 }
 
+// parseDuration reads the duration val of key, which may not be negative.
 func parseDuration(key, val string) (time.Duration, error) {
 	d, err := time.ParseDuration(val)
 	if err != nil || d < 0 {
@@ -93,6 +95,7 @@ func parseDuration(key, val string) (time.Duration, error) {
 	return d, nil
 }
 
+// parseBool reads the boolean val of key, as strconv.ParseBool does.
 func parseBool(key, val string) (bool, error) {
 	b, err := strconv.ParseBool(val)
 	if err != nil {

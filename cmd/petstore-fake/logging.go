@@ -115,6 +115,7 @@ type redactingWriter struct {
 	r *redact.Redactor
 }
 
+// Write writes p, redacted, and reports all of p written.
 func (rw *redactingWriter) Write(p []byte) (int, error) {
 	if _, err := rw.w.Write(rw.r.Bytes(p, false)); err != nil {
 		return 0, err
