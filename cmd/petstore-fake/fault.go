@@ -129,7 +129,7 @@ func decodeFault(data []byte) (petstoretest.Fault, error) {
 	}
 	fj, err := decodeStrict[faultJSON](data)
 	if err != nil {
-		return petstoretest.Fault{}, fmt.Errorf("invalid JSON: %v", err)
+		return petstoretest.Fault{}, fmt.Errorf("invalid fault: %v", err)
 	}
 	f := petstoretest.Fault{Operation: fj.Op, Count: fj.Count, Status: fj.Status,
 		Disconnect: fj.Disconnect, CutBody: fj.CutBody, Body: fj.Body}

@@ -38,15 +38,15 @@ func TestDecodePets(t *testing.T) {
 		{name: "a typo", content: `[{"name":"Rex","category_id":1}]`, wantErr: `animal 1: json: unknown field "category_id" (want id: integer, name: string, categoryId: integer, status: string)`},
 		{name: "another letter case", content: `[{"name":"Rex","categoryID":1}]`, wantErr: `animal 1: json: unknown field "categoryID"`},
 		{name: "Name", content: `[{"Name":"Rex","categoryId":1}]`, wantErr: `animal 1: json: unknown field "Name"`},
-		{name: "a fractional categoryId", content: `[{"name":"Rex","categoryId":1.5}]`, wantErr: "animal 1: json: cannot unmarshal number 1.5 into Go struct field"},
-		{name: "a name that is a number", content: `[{"name":1,"categoryId":1}]`, wantErr: "animal 1: json: cannot unmarshal number into Go struct field"},
+		{name: "a fractional categoryId", content: `[{"name":"Rex","categoryId":1.5}]`, wantErr: "animal 1: categoryId is a JSON number 1.5, want an integer"},
+		{name: "a name that is a number", content: `[{"name":1,"categoryId":1}]`, wantErr: "animal 1: name is a JSON number, want a string"},
 		{name: "an unknown status", content: `[{"name":"Rex","categoryId":1,"status":"lost"}]`, wantErr: `animal 1: status "lost" is not available, pending or sold`},
 		{name: "a negative id", content: `[{"name":"Rex","categoryId":1},{"id":-1,"name":"Tom","categoryId":1}]`,
 			wantErr: "animal 2: id -1 is negative (leave it out, or give 0, for the next free one)"},
 		{name: "an id given twice", content: `[{"id":4,"name":"Rex","categoryId":1},{"name":"Tom","categoryId":1},{"id":4,"name":"Kiwi","categoryId":1}]`,
 			wantErr: "animal 3: id 4 is animal 1's already"},
-		{name: "a string id", content: `[{"id":"4","name":"Rex","categoryId":1}]`, wantErr: "animal 1: json: cannot unmarshal string into Go struct field"},
-		{name: "a fractional id", content: `[{"id":4.5,"name":"Rex","categoryId":1}]`, wantErr: "animal 1: json: cannot unmarshal number 4.5 into Go struct field"},
+		{name: "a string id", content: `[{"id":"4","name":"Rex","categoryId":1}]`, wantErr: "animal 1: id is a JSON string, want an integer"},
+		{name: "a fractional id", content: `[{"id":4.5,"name":"Rex","categoryId":1}]`, wantErr: "animal 1: id is a JSON number 4.5, want an integer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

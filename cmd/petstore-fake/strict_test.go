@@ -24,8 +24,8 @@ func TestDecodeStrict(t *testing.T) {
 		{in: `{"x":1,"z":3,"a":0}`, wantErr: `json: unknown field "a"`},
 		{in: `{"x":1} {"x":2}`, wantErr: "data after the object"},
 		{in: `{"x":1}x`, wantErr: "data after the object"},
-		{in: `{"x":"1"}`, wantErr: "json: cannot unmarshal string into Go struct field point.x of type int"},
-		{in: `[1]`, wantErr: "json: cannot unmarshal array into Go value of type map[string]json.RawMessage"},
+		{in: `{"x":"1"}`, wantErr: "x is a JSON string, want an integer"},
+		{in: `[1]`, wantErr: "a JSON array, want an object"},
 		{in: `{"x":`, wantErr: "unexpected EOF"},
 	}
 	for _, tc := range tests {
