@@ -350,18 +350,20 @@ func TestPerAttemptTimeout(t *testing.T) {
 func TestWithTimeoutOverridesHTTPClientTimeout(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(100 * time.Millisecond)
 		fmt.Fprint(w, onePet)
 	}))
 	t.Cleanup(srv.Close)
+	// The client's Timeout, a nanosecond, ends an attempt before its
+	// connection is dialled: no sleep is needed for it to fail the call,
+	// were it used. WithTimeout's 10s is only a guard against a hang.
 	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(0),
-		WithHTTPClient(&http.Client{Timeout: 10 * time.Millisecond}), WithTimeout(10*time.Second))
+		WithHTTPClient(&http.Client{Timeout: time.Nanosecond}), WithTimeout(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	pets, err := c.ListPets(context.Background(), ListPetsParams{})
 	if err != nil {
-		t.Fatalf("ListPets: %v; want WithTimeout(10s) to win over the client's 10ms", err)
+		t.Fatalf("ListPets: %v; want WithTimeout(10s) to win over the client's 1ns", err)
 	}
 	if diff := cmp.Diff([]Pet{{ID: 1, Name: "Rex", CategoryID: 2}}, pets); diff != "" {
 		t.Errorf("ListPets (-want +got):\n%s", diff)
