@@ -4,17 +4,14 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"flag"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"runtime"
 	"testing"
-	"time"
 
+	"github.com/petstore/petstore-go/internal/leakcheck"
 	"github.com/petstore/petstore-go/internal/transport"
-	"go.uber.org/goleak"
 )
 
 // TestMain checks, once every test of the package has passed, that no
@@ -28,22 +25,15 @@ import (
 // gets it, speaks HTTP/2 over TLS to the tests' servers.
 func TestMain(m *testing.M) {
 	cleanup := func() {}
-	if !fuzzing() { // a fuzz target needs no TLS, and its workers are killed, not ended
+	if !leakcheck.Fuzzing() { // a fuzz target needs no TLS, and its workers are killed, not ended
 		var err error
 		if cleanup, err = trustTestCertificate(); err != nil {
 			fmt.Fprintf(os.Stderr, "trusting the test certificate: %v\n", err)
 			os.Exit(2)
 		}
 	}
-	code := m.Run()
+	code := leakcheck.Run(m, os.Stderr, transport.Shared())
 	cleanup()
-	if code == 0 && !fuzzing() {
-		closeIdleConnections()
-		if err := findLeaks(); err != nil {
-			fmt.Fprintf(os.Stderr, "goroutines left behind after the tests: %v\n", err)
-			code = 1
-		}
-	}
 	os.Exit(code)
 }
 
@@ -98,38 +88,4 @@ func testTLSConfig() *tls.Config {
 		return nil
 	}
 	return &tls.Config{RootCAs: testRoots}
-}
-
-// leakWait bounds how long TestMain waits for goroutines that are ending,
-// such as those of connections just closed, which a loaded machine may not
-// have run yet. goleak.Find alone gives up after about half a second.
-const leakWait = 10 * time.Second
-
-// findLeaks is goleak.Find, tried again until it finds nothing or leakWait
-// has passed: a goroutine left behind is still there then.
-func findLeaks() error {
-	deadline := time.Now().Add(leakWait)
-	for {
-		err := goleak.Find()
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-	}
-}
-
-// fuzzing reports whether this process runs a fuzz target (-test.fuzz, or a
-// worker of one), whose engine keeps goroutines of its own.
-func fuzzing() bool {
-	f := flag.Lookup("test.fuzz")
-	return f != nil && f.Value.String() != ""
-}
-
-// closeIdleConnections closes the idle connections of the transports the
-// tests use: the SDK's shared one and http.DefaultTransport.
-func closeIdleConnections() {
-	for _, rt := range []http.RoundTripper{transport.Shared(), http.DefaultTransport} {
-		if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
-			c.CloseIdleConnections()
-		}
-	}
 }
