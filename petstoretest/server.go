@@ -235,7 +235,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	e.Fault = f != nil
 	s.mu.Unlock()
 
-	*o = fakehook.Outcome{Operation: op, RequestID: e.RequestID, Fault: f != nil}
+	*o = fakehook.Outcome{RequestID: e.RequestID, Fault: f != nil}
 	aw := &answerWriter{ResponseWriter: w, s: s, e: e, o: o, cut: f != nil && f.CutBody}
 	aw.Header().Set("X-Request-Id", e.RequestID)
 	if op == "GetPet" {

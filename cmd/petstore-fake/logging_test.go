@@ -85,7 +85,7 @@ func TestLogJSON(t *testing.T) {
 		target  string
 		want    map[string]any // the record without time and duration
 	}{
-		{"a status", answering(fakehook.Outcome{Operation: "ListPets", Status: 200, RequestID: "req-7"}, false), "/v1/pets?limit=1&status=sold",
+		{"a status", answering(fakehook.Outcome{Status: 200, RequestID: "req-7"}, false), "/v1/pets?limit=1&status=sold",
 			map[string]any{"level": "INFO", "msg": "request", "method": "GET", "path": "/v1/pets", "query": "limit=1&status=sold", "status": 200.0, "request_id": "req-7", "fault": false}},
 		{"a fault", answering(fakehook.Outcome{Status: 503, RequestID: "req-8", Fault: true}, false), "/v1/pets/%41",
 			map[string]any{"level": "INFO", "msg": "request", "method": "GET", "path": "/v1/pets/%41", "query": "", "status": 503.0, "request_id": "req-8", "fault": true}},

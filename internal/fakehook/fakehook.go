@@ -1,5 +1,5 @@
-// Package fakehook carries what the fake decided about a request (its
-// operation, the status it sent, its request id, whether a fault answered)
+// Package fakehook carries what the fake decided about a request (the
+// status it sent, its request id, whether a fault answered)
 // from package petstoretest to a handler that wraps the fake's, through the
 // request's context. cmd/petstore-fake logs it that way. It exists so that
 // the program can log what only the fake knows without petstoretest
@@ -11,7 +11,6 @@ import "context"
 // Outcome is what the fake decided about one request. The fake fills it in
 // before it sends the last byte of its answer (or drops the connection).
 type Outcome struct {
-	Operation string // "ListPets", "CreatePet", "GetPet", or "" when no route matched
 	Status    int    // the status line sent; 0 when no answer was sent
 	RequestID string // the X-Request-Id sent back
 	Fault     bool   // a fault answered the request
