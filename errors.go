@@ -40,6 +40,11 @@ var (
 // body. Use [errors.As] to get it, or [errors.Is] with [ErrBadRequest],
 // [ErrUnauthorized] or [ErrNotFound] to test its status. All its fields are
 // exported, so that go-cmp compares two of them with no options.
+//
+// An error can match both an *APIError and a context error: when the
+// context ends while the SDK waits to retry, the call's error matches
+// context.Canceled (or context.DeadlineExceeded) and carries the last
+// attempt's *APIError. Check the context error first.
 type APIError struct {
 	Status     int           // HTTP status code of the response (wins over the body's "status")
 	Code       string        // body "code"; "" when the body is not the Error shape
@@ -101,8 +106,8 @@ func (e *APIError) Is(target error) bool {
 const maxErrorSample = 8 << 10
 
 // newAPIError builds the APIError for a non-2xx response whose body (up to
-// transport.MaxErrorBody) is body, cut short by cut if that is not nil.
-// Should the server echo the API key, in the body or in a header, in any form
+// transport.MaxErrorBody) is body, cut short by cut if that is not nil, and
+// whose Retry-After, parsed when the attempt ended, is after. Should the server echo the API key, in the body or in a header, in any form
 // red finds (escaped, in another case, cut off at the end of the Body
 // sample), the APIError shows "[REDACTED]" instead.
 //
@@ -111,16 +116,10 @@ const maxErrorSample = 8 << 10
 // cut short after N bytes"), an empty one too; one that is not JSON is
 // described by its media type and size ("non-JSON body (text/html, N
 // bytes)").
-func newAPIError(method, path string, resp *http.Response, body []byte, cut error, red *redact.Redactor) *APIError {
-	e := &APIError{Status: resp.StatusCode, Method: method, Path: path}
-	e.RequestID = resp.Header.Get("X-Request-Id")
-	if e.RequestID == "" {
-		e.RequestID = resp.Header.Get("Request-Id")
-	}
-	if v := resp.Header.Get("Retry-After"); v != "" {
-		if d, ok := retry.ParseRetryAfter(v, time.Now()); ok {
-			e.RetryAfter = d
-		}
+func newAPIError(method, path string, resp *http.Response, body []byte, cut error, after retry.RetryAfter, red *redact.Redactor) *APIError {
+	e := &APIError{Status: resp.StatusCode, Method: method, Path: path, RequestID: transport.RequestID(resp.Header)}
+	if after.OK {
+		e.RetryAfter = after.Wait
 	}
 	// A body that fills what the transport reads of it may go on: the
 	// transport dropped the rest.
@@ -378,6 +377,18 @@ func (m *member) decode(d *jsonscan.Decoder, data []byte) error {
 	}
 	return nil
 }
+
+// cutError is a response body cut short after n bytes.
+type cutError struct {
+	n   int
+	err error
+}
+
+func (e *cutError) Error() string {
+	return "response body cut short after " + strconv.Itoa(e.n) + " bytes: " + e.err.Error()
+}
+
+func (e *cutError) Unwrap() error { return e.err }
 
 // transportError is a failure without an HTTP response: a transport,
 // size or context error. It reads "petstore: GET /v1/pets: <cause>" and

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/jarcoal/httpmock"
@@ -146,6 +147,34 @@ func ExampleAPIError() {
 
 // This example mocks the API at the HTTP level with httpmock, through a
 // transport given to WithHTTPClient: no server, no network.
+// This example gives up on a call while the SDK waits to retry a 503: the
+// error matches context.Canceled and carries the 503's *APIError too, so
+// the switch tests the context first.
+func ExampleAPIError_contextFirst() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	srv.InjectFault(petstoretest.Fault{Operation: "ListPets", Status: 503})
+
+	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL), petstore.WithRetryWait(time.Hour, time.Hour))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel) // the caller gives up
+	_, err = c.ListPets(ctx, petstore.ListPetsParams{})
+
+	var apiErr *petstore.APIError
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		fmt.Println("the call was given up") // it may also carry the last attempt's *APIError
+	case errors.As(err, &apiErr):
+		fmt.Println("the server answered", apiErr.Status)
+	case err != nil:
+		fmt.Println("no usable answer:", err)
+	}
+	// Output: the call was given up
+}
+
 func ExampleWithHTTPClient() {
 	mt := httpmock.NewMockTransport()
 	mt.RegisterResponder(http.MethodGet, "https://petstore.test/v1/pets",
@@ -188,4 +217,47 @@ func ExampleWithLogger() {
 	}
 	// Output:
 	// level=DEBUG msg="petstore: attempt" method=GET path=/v1/pets attempt=1 status=200 request_id=req-1
+}
+
+// This example counts retries by the status that caused them, as a metrics
+// counter would, and reads the request id of a call that succeeded.
+func ExampleWithObserver() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	srv.InjectFault(petstoretest.Fault{Operation: "ListPets", Status: 503, Count: 2})
+
+	var mu sync.Mutex
+	retries := map[int]int{} // by status; shared by every call of the Client
+	type requestIDKey struct{}
+
+	c, err := petstore.NewClient(srv.APIKey,
+		petstore.WithBaseURL(srv.URL),
+		petstore.WithRetryWait(10*time.Millisecond, 100*time.Millisecond),
+		petstore.WithObserver(func(ctx context.Context, a petstore.Attempt) {
+			if a.Retry {
+				mu.Lock()
+				retries[a.Status]++
+				mu.Unlock()
+			}
+			// The call's context says where this call wants its request id.
+			if id, ok := ctx.Value(requestIDKey{}).(*string); ok && a.Err == nil {
+				*id = a.RequestID
+			}
+		}),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var requestID string
+	ctx := context.WithValue(context.Background(), requestIDKey{}, &requestID)
+	if _, err := c.ListPets(ctx, petstore.ListPetsParams{}); err != nil {
+		log.Fatal(err)
+	}
+	mu.Lock()
+	fmt.Println("retries by status:", retries)
+	mu.Unlock()
+	fmt.Println("request id:", requestID)
+	// Output:
+	// retries by status: map[503:2]
+	// request id: req-3
 }

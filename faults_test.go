@@ -60,7 +60,8 @@ func testFaultInjection(t *testing.T, h2 bool) {
 	counter := new(attemptRecorder)
 	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(faultMaxAttempts-1),
 		WithHTTPClient(&http.Client{Transport: attemptTagger{transport.Shared()}}),
-		WithRetryWait(time.Millisecond, 5*time.Millisecond), WithTimeout(faultTimeout), WithLogger(slog.New(counter)))
+		WithRetryWait(time.Millisecond, 5*time.Millisecond), WithTimeout(faultTimeout), WithLogger(slog.New(counter)),
+		WithObserver(observeAttempt))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,18 @@ type callAttempts struct {
 	sent     atomic.Int64 // attempts handed to the transport so far
 	mu       sync.Mutex
 	attempts []attempt
+	observed []Attempt        // what WithObserver was handed
 	conns    map[int][]string // per attempt, the connections of its requests (client's address)
+}
+
+// observeAttempt is TestFaultInjection's WithObserver function: it adds a
+// to the callAttempts in the call's context.
+func observeAttempt(ctx context.Context, a Attempt) {
+	if l, ok := ctx.Value(callAttemptsKey{}).(*callAttempts); ok {
+		l.mu.Lock()
+		l.observed = append(l.observed, a)
+		l.mu.Unlock()
+	}
 }
 
 // attemptHeader names, in each request of TestFaultInjection, the attempt
@@ -477,6 +489,25 @@ func (c *faultCall) check(t *testing.T) verdict {
 	// The client's side.
 	if sent := int(c.log.sent.Load()); sent != len(atts) {
 		fail("%d attempts sent, %d logged", sent, len(atts))
+	}
+	c.log.mu.Lock()
+	observed := c.log.observed
+	c.log.mu.Unlock()
+	if len(observed) != len(atts) {
+		fail("%d attempts observed, %d logged: %+v", len(observed), len(atts), observed)
+	}
+	for i, o := range observed[:min(len(observed), len(atts))] {
+		a, last := atts[i], i == len(atts)-1
+		switch {
+		case o.Number != i+1 || o.Operation != c.op || o.Retry == last || (!o.Retry && o.Wait != 0):
+			fail("attempt %d observed as %+v", i+1, o)
+		case a.err == "" && o.Status != a.status,
+			// The log does not say that an error body was cut short.
+			a.err == "" && o.Err != nil && (a.status < 300 || !errors.As(o.Err, new(*cutError))):
+			fail("attempt %d logged %v, observed with status %d and error %v", i+1, a, o.Status, o.Err)
+		case a.err != "" && o.Err == nil:
+			fail("attempt %d logged %v, observed without an error: %+v", i+1, a, o)
+		}
 	}
 	if len(atts) < 1 || len(atts) > faultMaxAttempts {
 		fail("%d attempts; want 1..%d", len(atts), faultMaxAttempts)

@@ -1,6 +1,7 @@
 package petstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -30,6 +31,7 @@ type config struct {
 	userAgent    string
 	logger       *slog.Logger
 	insecureHTTP bool
+	observer     func(context.Context, Attempt)
 }
 
 // envBaseURL is the environment variable NewClient reads when it is given no
@@ -237,4 +239,32 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// WithObserver makes the Client call f once per attempt of every call: on
+// the calling goroutine, with the call's context, after the attempt has
+// ended and the SDK has decided whether to retry it, and before any wait;
+// never concurrently for one call. It is how a program counts attempts and
+// retries, records latency per status, or reads the request id of a call
+// that succeeded. f should return quickly: the call waits for it. Without
+// it, or with nil, the SDK costs nothing more.
+func WithObserver(f func(ctx context.Context, a Attempt)) Option {
+	return func(c *config) { c.observer = f }
+}
+
+// Attempt describes one attempt of a call, handed to the [WithObserver]
+// function after the attempt ends and the SDK has decided whether to retry.
+// It holds no header, no body and never the key.
+type Attempt struct {
+	Operation string        // "ListPets", "CreatePet" or "GetPet"
+	Method    string        // "GET" or "POST"
+	Host      string        // the base URL's host (with port, if any)
+	Path      string        // e.g. "/v1/pets/7", without the query
+	Number    int           // 1 for the first attempt of a call
+	Status    int           // the response's HTTP status; 0 when no response arrived
+	Err       error         // why it failed without a usable response (transport error, timeout, body cut short or too large)
+	RequestID string        // X-Request-Id (or Request-Id) of the response, if any
+	Duration  time.Duration // from sending the request to the end of reading the response
+	Retry     bool          // the SDK makes another attempt
+	Wait      time.Duration // how long it waits before that attempt (when Retry)
 }

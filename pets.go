@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -81,15 +80,12 @@ func (c *Client) ListPets(ctx context.Context, p ListPetsParams) ([]Pet, error) 
 		}
 		query = string(q)
 	}
-	body, err := c.do(ctx, opListPets, 0, query, nil)
-	if err != nil {
-		return nil, err
-	}
-	pets, err := decodePets(body)
-	if err != nil {
-		return nil, decodeError(http.MethodGet, c.petsPath, err)
-	}
-	return pets, nil
+	var pets []Pet
+	err := c.do(ctx, opListPets, 0, query, nil, func(data []byte) (err error) {
+		pets, err = decodePets(data)
+		return err
+	})
+	return pets, err
 }
 
 // CreatePet adds an animal and returns it as the server stored it, with its
@@ -106,15 +102,12 @@ func (c *Client) CreatePet(ctx context.Context, p NewPet) (*Pet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("petstore: CreatePet: %w", err)
 	}
-	body, err := c.do(ctx, opCreatePet, 0, "", in)
-	if err != nil {
-		return nil, err
-	}
-	pet, err := decodePet(body)
-	if err != nil {
-		return nil, decodeError(http.MethodPost, c.petsPath, err)
-	}
-	return pet, nil
+	var pet *Pet
+	err = c.do(ctx, opCreatePet, 0, "", in, func(data []byte) (err error) {
+		pet, err = decodePet(data)
+		return err
+	})
+	return pet, err
 }
 
 // GetPet returns the animal with the given id; a missing one is an
@@ -124,20 +117,12 @@ func (c *Client) CreatePet(ctx context.Context, p NewPet) (*Pet, error) {
 // [Client.ListPets] with a Status filter instead.
 func (c *Client) GetPet(ctx context.Context, id int64) (*Pet, error) {
 	c.warnDeprecated(ctx)
-	body, err := c.do(ctx, opGetPet, id, "", nil)
-	if err != nil {
-		return nil, err
-	}
-	pet, err := decodePet(body)
-	if err != nil {
-		return nil, decodeError(http.MethodGet, c.path(opGetPet, id), err)
-	}
-	return pet, nil
-}
-
-// decodeError reports a 2xx body that is not what the interface documents.
-func decodeError(method, path string, err error) error {
-	return fmt.Errorf("petstore: %s %s: unexpected response body: %w", method, path, err)
+	var pet *Pet
+	err := c.do(ctx, opGetPet, id, "", nil, func(data []byte) (err error) {
+		pet, err = decodePet(data)
+		return err
+	})
+	return pet, err
 }
 
 // The bodies of the three operations are decoded with internal/jsonscan,

@@ -19,6 +19,11 @@
 // [ErrUnauthorized] or [ErrNotFound]. Transport and context errors are
 // wrapped, so errors.Is(err, context.DeadlineExceeded) works.
 //
+// One error matches both: when the context ends while the SDK waits to
+// retry, the error matches context.Canceled (or context.DeadlineExceeded)
+// and carries the last attempt's [*APIError] too. Test the context error
+// first, so that a call given up on is not taken for the server's answer.
+//
 // # Retries and timeouts
 //
 // Reads (ListPets, GetPet) are retried on 408, 429, 500, 502, 503 and 504
@@ -26,7 +31,8 @@
 // created (429, or no connection could be made). By default a call makes up
 // to 3 attempts, waits 500ms to 8s between them, and each attempt times out
 // after 30s; see [WithMaxRetries], [WithRetryWait] and [WithTimeout]. The
-// context passed to each method bounds the whole call.
+// context passed to each method bounds the whole call. [WithObserver] sees
+// every attempt, for metrics and request ids.
 //
 // # Testing
 //
@@ -77,6 +83,7 @@ type Client struct {
 	userAgent []string
 	get, post *retryablehttp.Client // the retry policy differs by method
 	logger    *slog.Logger          // nil: silent
+	observer  func(context.Context, Attempt)
 	warned    *warnings
 	red       *redact.Redactor // finds the key in what a server sends; never prints it
 }
@@ -123,9 +130,16 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		red:       red,
 	}
 	timeout, source := cfg.attemptTimeout()
-	hc := transport.NewClient(&transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red, SetHeader: c.setHeader})
-	c.get = newRetryClient(hc, cfg, true)
-	c.post = newRetryClient(hc, cfg, false)
+	hc := transport.NewClient(&transport.Transport{
+		User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger,
+		Redactor: red, Record: cfg.observer != nil, SetHeader: c.setHeader,
+	})
+	var observe retry.Observer
+	if cfg.observer != nil {
+		c.observer, observe = cfg.observer, c.observe
+	}
+	c.get = newRetryClient(hc, cfg, true, observe)
+	c.post = newRetryClient(hc, cfg, false, observe)
 	return c, nil
 }
 
@@ -133,8 +147,9 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 // SDK sets, so none of its defaults (a logger on stderr, a retry policy that
 // retries POST, uncapped Retry-After, a status-losing error handler, a
 // pooled transport of its own) comes through. The policy waits between
-// attempts itself (see retry.Policy); RetryMax only backs it up.
-func newRetryClient(hc *http.Client, cfg config, idempotent bool) *retryablehttp.Client {
+// attempts itself (see retry.Policy); RetryMax only backs it up. observe,
+// if not nil, hears of every attempt.
+func newRetryClient(hc *http.Client, cfg config, idempotent bool, observe retry.Observer) *retryablehttp.Client {
 	return &retryablehttp.Client{
 		HTTPClient: hc,
 		RetryMax:   cfg.maxRetries,
@@ -143,6 +158,7 @@ func newRetryClient(hc *http.Client, cfg config, idempotent bool) *retryablehttp
 			MaxRetries: cfg.maxRetries,
 			MinWait:    cfg.retryWaitMin,
 			MaxWait:    cfg.retryWaitMax,
+			Observer:   observe,
 		}.CheckRetry,
 		Backoff:      retry.NoBackoff,
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
@@ -158,8 +174,8 @@ func userAgent(prefix string) string {
 	return ua
 }
 
-// operations, for per-operation state.
-type op int
+// op numbers the API's operations, for per-operation state.
+type op uint8
 
 const (
 	opListPets op = iota
@@ -168,33 +184,38 @@ const (
 	numOps
 )
 
-// method is the HTTP method of an operation.
-func (o op) method() string {
-	if o == opCreatePet {
-		return http.MethodPost
-	}
-	return http.MethodGet
+// operation is what the SDK knows of one of the API's operations; the
+// table below is the one place that tells them apart.
+type operation struct {
+	name   string // as Attempt.Operation says it
+	method string
+	byID   bool // its path ends in a pet id: a 404 means no such pet, not a wrong base URL
 }
 
-// path returns the path of a call, as errors and logs show it: the pets
-// collection, or for GetPet the pet id.
-func (c *Client) path(o op, id int64) string {
-	if o == opGetPet {
-		return c.petsPath + "/" + strconv.FormatInt(id, 10)
-	}
-	return c.petsPath
+var operations = [numOps]operation{
+	opListPets:  {"ListPets", http.MethodGet, false},
+	opCreatePet: {"CreatePet", http.MethodPost, false},
+	opGetPet:    {"GetPet", http.MethodGet, true},
 }
 
 // call is one call of an operation: the caller's context, which its
 // requests carry as theirs (so that the retry policy finds the call's state
 // in it, see retry.Carrier, and the transport the attempt's number), that
-// state, and the request with its URL, all in one allocation.
+// state, the request with its URL, and what the last attempt received, for
+// the observer, all in one allocation.
 type call struct {
 	context.Context
 	retry retry.Call
 	rr    retryablehttp.Request
 	req   http.Request
 	u     url.URL
+	path  string // the request's path, as errors, logs and observers show it
+	op    op
+
+	// What the transport recorded of the last attempt (see Record).
+	status    int32
+	requestID string
+	duration  time.Duration
 }
 
 // RetryCall returns the call's retry state.
@@ -204,23 +225,31 @@ func (cl *call) RetryCall() *retry.Call { return &cl.retry }
 // transport.Numbered): one more than the attempts that have ended.
 func (cl *call) Attempt() int { return cl.retry.Attempts() + 1 }
 
+// Record keeps what the attempt being made received (see
+// transport.Recorder), for the observer.
+func (cl *call) Record(status int, requestID string, d time.Duration) {
+	cl.status, cl.requestID, cl.duration = int32(status), requestID, d
+}
+
 // noHeader is the header of every call's request: the transport sets the
 // real ones (see Client.setHeader) on each attempt's request, whose map is
 // then the attempt's own, so net/http's client has nothing to copy for
 // redirects, which the SDK never follows. Nothing writes to it.
 var noHeader = http.Header{}
 
-// newCall builds the request of a call to path (see Client.path) as
-// retryablehttp.NewRequest would from the URL string, without formatting and
-// parsing that string: the URL is a copy of c.pets, with the pet id appended
-// for GetPet and the query.
-func (c *Client) newCall(ctx context.Context, o op, id int64, path, query string, body []byte) (*call, error) {
-	cl := &call{Context: ctx, u: c.pets}
+// newCall builds the request of a call of o (with id, the pet id of an
+// operation by id, and query, the encoded query string) as
+// retryablehttp.NewRequest would from the URL string, without formatting
+// and parsing that string: the URL is a copy of c.pets, with the pet id
+// appended and the query.
+func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body []byte) (*call, error) {
+	cl := &call{Context: ctx, u: c.pets, path: c.petsPath, op: o}
 	cl.u.RawQuery = query
-	if o == opGetPet {
-		// path, escaped, is also the URL's path when nothing in the base
-		// path is escaped, as with the API's base URLs.
-		cl.u.Path = path
+	if operations[o].byID {
+		cl.path = c.petsPath + "/" + strconv.FormatInt(id, 10)
+		// The escaped path is also the URL's path when nothing in the
+		// base path is escaped, as with the API's base URLs.
+		cl.u.Path = cl.path
 		if c.pets.RawPath != "" || c.pets.Path != c.petsPath {
 			cl.u.Path = c.pets.Path + "/" + strconv.FormatInt(id, 10)
 			if c.pets.RawPath != "" {
@@ -229,7 +258,7 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, path, query string
 		}
 	}
 	tmpl := http.Request{
-		Method:     o.method(),
+		Method:     operations[o].method,
 		URL:        &cl.u,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
@@ -244,7 +273,7 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, path, query string
 		raw = body
 	}
 	if err := cl.rr.SetBody(raw); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("petstore: %s %s: %w", tmpl.Method, cl.path, err)
 	}
 	return cl, nil
 }
@@ -260,25 +289,24 @@ func (c *Client) setHeader(h http.Header, body bool) {
 	}
 }
 
-// do sends one call of operation o (with id, the pet id of GetPet, and
-// query, the encoded query string), with body as its JSON body when it is
-// not nil. It returns the 2xx body for the caller to decode; any other
-// outcome is an error.
-func (c *Client) do(ctx context.Context, o op, id int64, query string, body []byte) ([]byte, error) {
-	method, path := o.method(), c.path(o, id)
+// do makes one call of o, with id, the pet id of an operation by id, query,
+// the encoded query string, and body, the JSON body, if not nil. It retries
+// as the policy says and hands a 2xx body to decode; any other outcome is an
+// error, and so is decode's.
+func (c *Client) do(ctx context.Context, o op, id int64, query string, body []byte, decode func([]byte) error) error {
 	if ctx == nil {
-		return nil, fmt.Errorf("%w: nil context.Context", ErrInvalidParams)
+		return fmt.Errorf("%w: nil context.Context", ErrInvalidParams)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, &transportError{method: method, path: path, err: err}
-	}
-	cl, err := c.newCall(ctx, o, id, path, query, body)
+	cl, err := c.newCall(ctx, o, id, query, body)
 	if err != nil {
-		return nil, fmt.Errorf("petstore: %s %s: %w", method, path, err)
+		return err
 	}
-
+	method := operations[o].method
+	if err := ctx.Err(); err != nil {
+		return &transportError{method: method, path: cl.path, err: err}
+	}
 	rc := c.get
-	if o == opCreatePet {
+	if method != http.MethodGet {
 		rc = c.post
 	}
 	resp, err := rc.Do(&cl.rr)
@@ -289,38 +317,74 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 		if last, lastErr, ok := cl.retry.Interrupted(); ok {
 			// The context ended before the retry: say so, and keep the
 			// outcome that was to be retried.
-			return nil, &retryWaitError{method: method, path: path, ctx: err, last: c.callError(o, path, last, lastErr)}
+			return &retryWaitError{method: method, path: cl.path, ctx: err, last: c.callError(cl, last, lastErr)}
 		}
-		return nil, c.callError(o, path, nil, err)
+		return c.callError(cl, nil, err)
 	}
 	if c.logger != nil {
-		c.warnDeprecationHeaders(ctx, o, method, path, resp.Header)
+		c.warnDeprecationHeaders(cl, resp.Header)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, c.callError(o, path, resp, nil)
+		return c.callError(cl, resp, nil)
 	}
 	data, err := transport.Contents(resp.Body)
 	if err != nil {
-		return nil, c.callError(o, path, nil, err)
+		return c.callError(cl, nil, err)
 	}
-	return data, nil
+	if err := decode(data); err != nil {
+		return fmt.Errorf("petstore: %s %s: unexpected response body: %w", method, cl.path, err)
+	}
+	return nil
 }
 
-// callError is the error of a call of o to path whose last attempt ended
-// with resp, a response that is not 2xx, or else with err.
-func (c *Client) callError(o op, path string, resp *http.Response, err error) error {
+// callError is the error of call cl whose last attempt ended with resp, a
+// response that is not 2xx, or else with err.
+func (c *Client) callError(cl *call, resp *http.Response, err error) error {
+	method := operations[cl.op].method
 	if resp == nil {
 		if err == nil {
 			err = errors.New("no response") // not from net/http; never fails silently
 		}
-		return &transportError{method: o.method(), path: path, err: redactError(err, c.red)}
+		return &transportError{method: method, path: cl.path, err: redactError(err, c.red)}
 	}
 	data, cut := transport.Contents(resp.Body)
-	e := newAPIError(o.method(), path, resp, data, cut, c.red)
-	if o != opGetPet && e.Status == http.StatusNotFound {
+	e := newAPIError(method, cl.path, resp, data, cut, cl.retry.RetryAfter(), c.red)
+	if !operations[cl.op].byID && e.Status == http.StatusNotFound {
 		e.Message = collectionNotFound(e.Message, e.Path)
 	}
 	return e
+}
+
+// observe hands the observer the attempt of ctx's call that has just ended,
+// with resp or err, and the retry policy's decision (see retry.Observer).
+func (c *Client) observe(ctx context.Context, resp *http.Response, err error, again bool, wait time.Duration) {
+	cl, ok := ctx.(*call)
+	if !ok {
+		return
+	}
+	o := &operations[cl.op]
+	a := Attempt{
+		Operation: o.name,
+		Method:    o.method,
+		Host:      c.pets.Host,
+		Path:      cl.path,
+		Number:    cl.retry.Attempts(),
+		Status:    int(cl.status),
+		RequestID: cl.requestID,
+		Duration:  cl.duration,
+		Retry:     again,
+		Wait:      wait,
+	}
+	cl.status, cl.requestID, cl.duration = 0, "", 0 // should the next attempt not reach the transport
+	switch {
+	case err != nil:
+		a.Err = &transportError{method: o.method, path: cl.path, err: redactError(err, c.red)}
+	case resp != nil:
+		if data, cut := transport.Contents(resp.Body); cut != nil {
+			a.Err = &transportError{method: o.method, path: cl.path, err: &cutError{n: len(data), err: redactError(cut, c.red)}}
+		}
+	}
+	c.observer(cl.Context, a)
 }
 
 var jsonMediaType = []string{"application/json"}
@@ -336,22 +400,23 @@ func (c *Client) warnDeprecated(ctx context.Context) {
 	})
 }
 
-// warnDeprecationHeaders logs, once per Client and operation, that a
-// response carried a Deprecation or Sunset header (RFC 9745, RFC 8594).
-func (c *Client) warnDeprecationHeaders(ctx context.Context, o op, method, path string, h http.Header) {
+// warnDeprecationHeaders logs, once per Client and operation, that the
+// response to cl carried a Deprecation or Sunset header (RFC 9745, RFC
+// 8594).
+func (c *Client) warnDeprecationHeaders(cl *call, h http.Header) {
 	dep, sunset := h.Get("Deprecation"), h.Get("Sunset")
 	if dep == "" && sunset == "" {
 		return
 	}
-	c.warned.header[o].Do(func() {
-		attrs := []slog.Attr{slog.String("method", method), slog.String("path", path)}
+	c.warned.header[cl.op].Do(func() {
+		attrs := []slog.Attr{slog.String("method", operations[cl.op].method), slog.String("path", cl.path)}
 		if t, ok := parseDeprecation(dep); ok {
 			attrs = append(attrs, slog.Time("deprecated_since", t))
 		}
 		if t, err := http.ParseTime(sunset); err == nil {
 			attrs = append(attrs, slog.Time("sunset", t))
 		}
-		c.logger.LogAttrs(ctx, slog.LevelWarn, "petstore: the server says this endpoint is deprecated", attrs...)
+		c.logger.LogAttrs(cl.Context, slog.LevelWarn, "petstore: the server says this endpoint is deprecated", attrs...)
 	})
 }
 

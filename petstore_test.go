@@ -192,7 +192,7 @@ func TestNewRequestMatchesRetryablehttp(t *testing.T) {
 			if diff := cmp.Diff(wantHeader, gotHeader); diff != "" {
 				t.Errorf("%s %s: setHeader (-want +got):\n%s", tc.method, raw, diff)
 			}
-			cl, err := c.newCall(ctx, tc.o, tc.id, c.path(tc.o, tc.id), tc.query, tc.body)
+			cl, err := c.newCall(ctx, tc.o, tc.id, tc.query, tc.body)
 			if err != nil {
 				t.Fatal(err)
 			}

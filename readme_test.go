@@ -13,7 +13,7 @@ import (
 func TestREADMESnippetsAreExamples(t *testing.T) {
 	readme := read(t, "README.md")
 	for file, names := range map[string][]string{
-		"example_test.go":              {"Example", "ExampleAPIError", "ExampleClient_ListPets", "ExampleNewClient", "ExampleWithHTTPClient", "ExampleWithLogger"},
+		"example_test.go":              {"Example", "ExampleAPIError", "ExampleAPIError_contextFirst", "ExampleClient_ListPets", "ExampleNewClient", "ExampleWithHTTPClient", "ExampleWithLogger", "ExampleWithObserver"},
 		"petstoretest/example_test.go": {"ExampleServer_InjectFault", "ExampleServer_Received"},
 	} {
 		src := read(t, file)

@@ -117,8 +117,10 @@ func TestKeyNeverLeaks(t *testing.T) {
 
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var observed []Attempt // the calls are made one at a time
 	c, err := NewClient(leakKey, WithBaseURL(srv.URL+"/v1"), WithLogger(logger), WithMaxRetries(1),
-		WithRetryWait(time.Millisecond, time.Millisecond), WithTimeout(300*time.Millisecond))
+		WithRetryWait(time.Millisecond, time.Millisecond), WithTimeout(300*time.Millisecond),
+		WithObserver(func(_ context.Context, a Attempt) { observed = append(observed, a) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,6 +210,18 @@ func TestKeyNeverLeaks(t *testing.T) {
 
 	logger.Info("client", "client", c)
 	texts["log records"] = logs.String()
+	for i, a := range observed {
+		name := fmt.Sprintf("Attempt %d (%s %s %d)", i, a.Operation, a.Path, a.Number)
+		values[name] = a
+		texts[name+": RequestID"] = a.RequestID
+		if a.Err != nil {
+			values[name+": Err"] = a.Err
+			texts[name+": Err.Error()"] = a.Err.Error()
+		}
+	}
+	if len(observed) < len(flows) {
+		t.Fatalf("%d attempts observed; want at least %d", len(observed), len(flows))
+	}
 	if !strings.Contains(logs.String(), `"petstore: attempt"`) {
 		t.Fatalf("no attempt records: %s", logs.String())
 	}

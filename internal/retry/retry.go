@@ -35,15 +35,18 @@ type Policy struct {
 	Idempotent       bool          // GET: see Retryable
 	MaxRetries       int           // retries after the first attempt
 	MinWait, MaxWait time.Duration // see Backoff; a Retry-After over MaxWait is not waited for
+	Observer         Observer      // nil: none
 }
 
 // Call is what a Policy keeps across the attempts of one call: go-retryablehttp
 // keeps nothing between its CheckRetry calls. The context of every request
 // that CheckRetry sees carries it, by implementing [Carrier].
 type Call struct {
-	attempts int
 	last     *http.Response
 	lastErr  error
+	after    time.Duration // the last response's Retry-After, when hasAfter
+	attempts int32
+	hasAfter bool
 	pending  bool // the last outcome was to be retried, and no attempt has followed
 }
 
@@ -53,7 +56,7 @@ type Carrier interface {
 }
 
 // Attempts returns how many attempts of the call have ended.
-func (c *Call) Attempts() int { return c.attempts }
+func (c *Call) Attempts() int { return int(c.attempts) }
 
 // Interrupted reports whether the context ended while the call waited to
 // retry (or as it was about to wait), and if so returns the outcome of the
@@ -62,32 +65,42 @@ func (c *Call) Interrupted() (*http.Response, error, bool) {
 	return c.last, c.lastErr, c.pending
 }
 
+// RetryAfter returns the Retry-After of the last attempt's response, if it
+// was not 2xx: the header is parsed once, when the attempt ends.
+func (c *Call) RetryAfter() RetryAfter {
+	return RetryAfter{Wait: c.after, OK: c.hasAfter}
+}
+
+// RetryAfter is the wait a response's Retry-After header asks for.
+type RetryAfter struct {
+	Wait time.Duration
+	OK   bool // the header holds a valid value
+}
+
+// Observer is told of each attempt of a call once the Policy has decided
+// whether to retry it, before any wait: ctx is the request's (a Carrier),
+// resp or err the attempt's outcome, wait the wait before the retry.
+type Observer func(ctx context.Context, resp *http.Response, err error, retry bool, wait time.Duration)
+
 // CheckRetry is the retryablehttp.CheckRetry of p.
 //
 // Nothing is retried once ctx is done; but a response that needs no retry
 // is the answer even then (a 201 that arrives as ctx ends is a success). A
 // wait that would end after ctx's deadline is not started: the last
-// attempt's outcome is the answer at once.
+// attempt's outcome is the answer at once. The Observer, if any, hears of
+// the attempt before the wait.
 func (p Policy) CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	call := new(Call) // only for a context that carries none; go-retryablehttp's RetryMax then stops the retries
 	if c, ok := ctx.(Carrier); ok {
 		call = c.RetryCall()
 	}
-	call.attempts++
-	call.last, call.lastErr, call.pending = resp, err, false
-	if !Retryable(p.Idempotent, p.MaxWait, resp, err) || call.attempts > p.MaxRetries {
-		if err == nil {
-			return false, nil
-		}
-		return false, ctx.Err() // nil, unless ctx has ended: then its error is the answer
+	call.ended(resp, err)
+	again, wait, answer := p.decide(ctx, call)
+	if p.Observer != nil {
+		p.Observer(ctx, resp, err, again, wait)
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		call.pending = err == nil || !errors.Is(err, ctxErr)
-		return false, ctxErr
-	}
-	wait := Backoff(p.MinWait, p.MaxWait, call.attempts-1, resp)
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-		return false, nil
+	if !again {
+		return false, answer
 	}
 	call.pending = true // until the next attempt ends: the context may end first
 	if wait > 0 {
@@ -102,6 +115,42 @@ func (p Policy) CheckRetry(ctx context.Context, resp *http.Response, err error) 
 	return true, nil
 }
 
+// ended records the outcome of an attempt: resp or err.
+func (c *Call) ended(resp *http.Response, err error) {
+	c.attempts++
+	c.last, c.lastErr, c.pending = resp, err, false
+	c.after, c.hasAfter = 0, false
+	if resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		c.after, c.hasAfter = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+}
+
+// decide returns whether to retry the call's last attempt, and after what
+// wait; when not, the error CheckRetry returns (nil: the outcome is the
+// answer).
+func (p Policy) decide(ctx context.Context, call *Call) (bool, time.Duration, error) {
+	resp, err := call.last, call.lastErr
+	var asked RetryAfter // Retry-After counts for the retries only on 429 and 503
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		asked = call.RetryAfter()
+	}
+	if !Retryable(p.Idempotent, p.MaxWait, resp, err, asked) || call.Attempts() > p.MaxRetries {
+		if err == nil {
+			return false, 0, nil
+		}
+		return false, 0, ctx.Err() // nil, unless ctx has ended: then its error is the answer
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		call.pending = err == nil || !errors.Is(err, ctxErr)
+		return false, 0, ctxErr
+	}
+	wait := Backoff(p.MinWait, p.MaxWait, call.Attempts()-1, asked)
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+		return false, 0, nil
+	}
+	return true, wait, nil
+}
+
 // NoBackoff is the retryablehttp.Backoff to use with Policy.CheckRetry,
 // which has waited already.
 func NoBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
@@ -113,9 +162,10 @@ func NoBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { retu
 // only when the server cannot have acted on them: on 429, and when the
 // connection could not be made (dial or DNS failure).
 //
-// A 429 or 503 whose Retry-After asks for more than maxWait is not retried:
-// the caller gets that response, and with it the wait the server asked for.
-func Retryable(idempotent bool, maxWait time.Duration, resp *http.Response, err error) bool {
+// A 429 or 503 whose Retry-After (asked) asks for more than maxWait is not
+// retried: the caller gets that response, and with it the wait the server
+// asked for.
+func Retryable(idempotent bool, maxWait time.Duration, resp *http.Response, err error, asked RetryAfter) bool {
 	switch {
 	case err != nil && idempotent:
 		return retryableTransportError(err)
@@ -124,8 +174,7 @@ func Retryable(idempotent bool, maxWait time.Duration, resp *http.Response, err 
 	case resp == nil || !RetryableStatus(idempotent, resp.StatusCode):
 		return false
 	}
-	d, ok := RetryAfter(resp, time.Now())
-	return !ok || d <= maxWait
+	return !asked.OK || asked.Wait <= maxWait
 }
 
 // RetryableStatus reports whether a response status is worth another attempt.
@@ -184,16 +233,15 @@ func IsDialError(err error) bool {
 	return errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
-// Backoff is the retryablehttp.Backoff: the server's Retry-After on a 429 or
-// 503 when it gives one (never more than max), otherwise min doubled for each
-// attempt already made, capped at max, plus jitter: up to half as much again,
-// picked uniformly, still capped at max. So the first wait is between min and
-// 1.5·min, and clients that failed together do not retry together.
-func Backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil {
-		if d, ok := RetryAfter(resp, time.Now()); ok {
-			return clamp(d, 0, max)
-		}
+// Backoff is the wait before the next attempt: the server's Retry-After on
+// a 429 or 503 (asked) when it gives one (never more than max), otherwise
+// min doubled for each attempt already made, capped at max, plus jitter: up
+// to half as much again, picked uniformly, still capped at max. So the first
+// wait is between min and 1.5·min, and clients that failed together do not
+// retry together.
+func Backoff(min, max time.Duration, attempt int, asked RetryAfter) time.Duration {
+	if asked.OK {
+		return clamp(asked.Wait, 0, max)
 	}
 	d := exponential(min, max, attempt)
 	if half := d / 2; half > 0 {
@@ -222,15 +270,6 @@ func clamp(d, lo, hi time.Duration) time.Duration {
 		d = hi
 	}
 	return d
-}
-
-// RetryAfter returns the wait a 429 or 503 response asks for in its
-// Retry-After header, if it has a valid one.
-func RetryAfter(resp *http.Response, now time.Time) (time.Duration, bool) {
-	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
-		return 0, false
-	}
-	return ParseRetryAfter(resp.Header.Get("Retry-After"), now)
 }
 
 // maxRetryAfterSeconds bounds the seconds form, so that any value fits a

@@ -66,7 +66,7 @@ func TestPolicyStatuses(t *testing.T) {
 			if idempotent {
 				want = wantGet
 			}
-			if got := Retryable(idempotent, time.Minute, response(status, ""), nil); got != want {
+			if got := Retryable(idempotent, time.Minute, response(status, ""), nil, RetryAfter{}); got != want {
 				t.Errorf("Retryable(idempotent=%v) on %d = %v; want %v", idempotent, status, got, want)
 			}
 		}
@@ -89,8 +89,36 @@ func TestPolicyRetryAfterOverMax(t *testing.T) {
 		{429, "garbage", true},
 	}
 	for _, tc := range tests {
-		if got := Retryable(true, 10*time.Second, response(tc.status, tc.retryAfter), nil); got != tc.want {
+		p := Policy{Idempotent: true, MaxRetries: 2, MaxWait: 10 * time.Second}
+		call := new(Call)
+		call.ended(response(tc.status, tc.retryAfter), nil)
+		if got, _, _ := p.decide(context.Background(), call); got != tc.want {
 			t.Errorf("%d with Retry-After %q: got %v; want %v", tc.status, tc.retryAfter, got, tc.want)
+		}
+	}
+}
+
+// TestCallRetryAfter: the Call keeps the Retry-After of a response
+// that is not 2xx, whatever its status, for the APIError; a 2xx's is not
+// read.
+func TestCallRetryAfter(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		status     int
+		retryAfter string
+		want       RetryAfter
+	}{
+		{429, "5", RetryAfter{5 * time.Second, true}},
+		{500, "7", RetryAfter{7 * time.Second, true}},
+		{400, "", RetryAfter{}},
+		{503, "soon", RetryAfter{}},
+		{200, "5", RetryAfter{}},
+	}
+	for _, tc := range tests {
+		call := new(Call)
+		call.ended(response(tc.status, tc.retryAfter), nil)
+		if got := call.RetryAfter(); got != tc.want {
+			t.Errorf("%d with Retry-After %q: RetryAfter() = %+v; want %+v", tc.status, tc.retryAfter, got, tc.want)
 		}
 	}
 }
@@ -125,7 +153,7 @@ func TestPolicyErrors(t *testing.T) {
 				idempotent bool
 				want       bool
 			}{{true, tc.wantGet}, {false, tc.wantCreate}} {
-				if got := Retryable(c.idempotent, time.Minute, nil, tc.err); got != c.want {
+				if got := Retryable(c.idempotent, time.Minute, nil, tc.err, RetryAfter{}); got != c.want {
 					t.Errorf("Retryable(idempotent=%v)(%v) = %v; want %v", c.idempotent, tc.err, got, c.want)
 				}
 			}
@@ -295,7 +323,7 @@ func TestBackoff(t *testing.T) {
 		}
 		seen := map[time.Duration]bool{}
 		for i := 0; i < 200; i++ {
-			got := Backoff(min, max, attempt, response(500, ""))
+			got := Backoff(min, max, attempt, RetryAfter{})
 			if got < base || got > hi {
 				t.Fatalf("Backoff(attempt %d) = %v; want in [%v, %v]", attempt, got, base, hi)
 			}
@@ -306,10 +334,10 @@ func TestBackoff(t *testing.T) {
 		}
 	}
 	// Large attempt numbers must not overflow.
-	if got := Backoff(min, max, 1000, nil); got != max {
+	if got := Backoff(min, max, 1000, RetryAfter{}); got != max {
 		t.Errorf("Backoff(attempt 1000) = %v; want %v", got, max)
 	}
-	if got := Backoff(0, 0, 3, nil); got != 0 {
+	if got := Backoff(0, 0, 3, RetryAfter{}); got != 0 {
 		t.Errorf("Backoff(0, 0) = %v; want 0", got)
 	}
 }
@@ -317,20 +345,23 @@ func TestBackoff(t *testing.T) {
 func TestBackoffUsesRetryAfter(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		resp *http.Response
-		want time.Duration
+		asked RetryAfter
+		want  time.Duration
 	}{
-		{response(429, "2"), 2 * time.Second},
-		{response(503, "0"), 0},
-		{response(429, "60"), 5 * time.Second}, // capped at max
+		{RetryAfter{2 * time.Second, true}, 2 * time.Second},
+		{RetryAfter{0, true}, 0},
+		{RetryAfter{60 * time.Second, true}, 5 * time.Second}, // capped at max
 	}
 	for _, tc := range tests {
-		if got := Backoff(time.Second, 5*time.Second, 0, tc.resp); got != tc.want {
-			t.Errorf("Backoff with Retry-After %q = %v; want %v", tc.resp.Header.Get("Retry-After"), got, tc.want)
+		if got := Backoff(time.Second, 5*time.Second, 0, tc.asked); got != tc.want {
+			t.Errorf("Backoff with Retry-After %v = %v; want %v", tc.asked.Wait, got, tc.want)
 		}
 	}
 	// Retry-After on another status is ignored: the computed wait is used.
-	if got := Backoff(time.Second, 5*time.Second, 0, response(500, "3")); got < time.Second || got > 1500*time.Millisecond {
-		t.Errorf("Backoff on a 500 with Retry-After 3 = %v; want the computed wait, in [1s, 1.5s]", got)
+	p := Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Second, MaxWait: 5 * time.Second}
+	call := new(Call)
+	call.ended(response(500, "3"), nil)
+	if again, got, _ := p.decide(context.Background(), call); !again || got < time.Second || got > 1500*time.Millisecond {
+		t.Errorf("decide on a 500 with Retry-After 3 = %v, %v; want true and the computed wait, in [1s, 1.5s]", again, got)
 	}
 }

@@ -8,13 +8,12 @@ import (
 	"net"
 	"net/http"
 	"time"
-
-	"github.com/petstore/petstore-go/internal/redact"
 )
 
-// logAttempt writes the Debug record of one attempt: never a header, a body
-// or the URL's query. red hides the key in the request id.
-func logAttempt(ctx context.Context, l *slog.Logger, red *redact.Redactor, req *http.Request, attempt int, resp *http.Response, err error, d time.Duration) {
+// logAttempt writes the Debug record of one attempt, which ended with a
+// response of status with request id id, or with err (its status and id
+// are then not logged): never a header, a body or the URL's query.
+func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, attempt, status int, id string, err error, d time.Duration) {
 	if !l.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
@@ -27,18 +26,11 @@ func logAttempt(ctx context.Context, l *slog.Logger, red *redact.Redactor, req *
 	if err != nil {
 		attrs = append(attrs, slog.String("error", errorClass(err)))
 	} else {
-		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+		attrs = append(attrs, slog.Int("status", status))
 	}
 	attrs = append(attrs, slog.Duration("duration", d))
-	if resp != nil {
-		id := resp.Header.Get("X-Request-Id")
-		if id == "" {
-			id = resp.Header.Get("Request-Id")
-		}
-		if id != "" {
-			// A server may echo the key (the request's bearer token) here.
-			attrs = append(attrs, slog.String("request_id", red.String(id)))
-		}
+	if id != "" && err == nil {
+		attrs = append(attrs, slog.String("request_id", id))
 	}
 	l.LogAttrs(ctx, slog.LevelDebug, "petstore: attempt", attrs...)
 }

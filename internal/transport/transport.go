@@ -41,6 +41,7 @@ type Transport struct {
 	Source   string           // where Timeout came from, for its error: "WithTimeout", say
 	Logger   *slog.Logger     // one Debug record per attempt; nil: silent
 	Redactor *redact.Redactor // hides the key in what a server chose (the request ids logged)
+	Record   bool             // tell each request's context, a Recorder, what its attempt received
 
 	// SetHeader, if set, fills the header map of each attempt's request,
 	// which is the attempt's own: body says whether the request has one.
@@ -54,6 +55,23 @@ type Transport struct {
 // first.
 type Numbered interface {
 	Attempt() int // 1 for the first attempt
+}
+
+// Recorder is a context that keeps what its request's attempt received,
+// for an observer (see Transport.Record): the response's status (0 when
+// none arrived), its request id (see RequestID), with the key redacted, and
+// the time from sending the request to the end of reading the response.
+type Recorder interface {
+	Record(status int, requestID string, d time.Duration)
+}
+
+// RequestID returns the request id of a response with header h: its
+// X-Request-Id, else its Request-Id.
+func RequestID(h http.Header) string {
+	if id := h.Get("X-Request-Id"); id != "" {
+		return id
+	}
+	return h.Get("Request-Id")
 }
 
 // Shared returns the transport of every Client made without
@@ -117,10 +135,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		a.body0, req.GetBody = req.GetBody, a.getBody
 	}
 	var start time.Time
-	if t.Logger != nil {
+	if t.Logger != nil || t.Record {
 		start = time.Now()
 	}
 	resp, err := base.RoundTrip(req)
+	var status int
+	var header http.Header
 	switch {
 	case err != nil:
 		if resp != nil && resp.Body != nil {
@@ -130,6 +150,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case resp == nil:
 		err = errors.New("the http.RoundTripper returned no response and no error")
 	default:
+		status, header = resp.StatusCode, resp.Header
 		if resp.Body == nil {
 			resp.Body = http.NoBody
 		}
@@ -137,22 +158,39 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	switch refused := a.refusal(); {
 	case refused != nil:
-		err, resp = refused, nil
+		err, resp, status, header = refused, nil, 0, nil
 	case err == nil:
 	case a.timedOut() && parent.Err() == nil:
 		err = &TimeoutError{Limit: t.Timeout, Source: t.Source}
+	}
+	if t.Logger != nil || t.Record {
+		t.report(parent, req, status, header, err, time.Since(start))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// report logs an attempt that ended with a response of status with header
+// (0 and nil when none arrived) or with err, after d, and records it in its
+// call's context.
+func (t *Transport) report(parent context.Context, req *http.Request, status int, header http.Header, err error, d time.Duration) {
+	var id string
+	if header != nil {
+		// A server may echo the key (the request's bearer token) here.
+		id = t.Redactor.String(RequestID(header))
 	}
 	if t.Logger != nil {
 		number := 1
 		if n, ok := parent.(Numbered); ok {
 			number = n.Attempt()
 		}
-		logAttempt(parent, t.Logger, t.Redactor, req, number, resp, err, time.Since(start))
+		logAttempt(parent, t.Logger, req, number, status, id, err, d)
 	}
-	if err != nil {
-		return nil, err
+	if r, ok := parent.(Recorder); ok && t.Record {
+		r.Record(status, id, d)
 	}
-	return resp, nil
 }
 
 // TimeoutError is an attempt that ran out of its time (Transport.Timeout).
