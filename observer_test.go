@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,7 +41,7 @@ func (a *attempts) observe(_ context.Context, at petstore.Attempt) { *a = append
 type answer struct {
 	status int
 	header http.Header
-	body   io.Reader // nil: "{}" for a 2xx, an Error body otherwise
+	body   io.Reader // nil: a pet (for ListPets, a list of one) for a 2xx, an Error body otherwise
 	err    error
 }
 
@@ -48,7 +51,7 @@ func mockClient(t *testing.T, answers []answer, opts ...petstore.Option) (*petst
 	t.Helper()
 	mt := httpmock.NewMockTransport()
 	var n atomic.Int64
-	mt.RegisterNoResponder(func(*http.Request) (*http.Response, error) {
+	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
 		a := answers[min(int(n.Add(1))-1, len(answers)-1)]
 		if a.err != nil {
 			return nil, a.err
@@ -56,7 +59,10 @@ func mockClient(t *testing.T, answers []answer, opts ...petstore.Option) (*petst
 		body := a.body
 		if body == nil {
 			body = strings.NewReader(`{"code":"busy","message":"try later","status":0}`)
-			if a.status < 300 {
+			switch {
+			case a.status < 300 && req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, "/pets"):
+				body = strings.NewReader(`[{"id":7,"name":"Rex","categoryId":1}]`)
+			case a.status < 300:
 				body = strings.NewReader(`{"id":7,"name":"Rex","categoryId":1}`)
 			}
 		}
@@ -452,5 +458,49 @@ func TestObserverOverSockets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestObserverAllocs: an observer costs a call no allocation. The mock's
+// bodies are read in a goroutine of the SDK's, whose start now and then
+// allocates (a new goroutine, when none is free to reuse), so
+// testing.AllocsPerRun, which rounds down, moves by one from run to run.
+// Such noise only ever adds: the counts are averaged over many calls, with
+// the garbage collector off, and the least of five rounds is compared,
+// where an allocation per call would add 1. Not parallel: the counts are
+// every goroutine's.
+func TestObserverAllocs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // a collection empties sync.Pools, which then allocate
+	const runs, rounds = 1000, 5
+	perCall := func(f func() error) float64 {
+		t.Helper()
+		if err := f(); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			f()
+		}
+		runtime.ReadMemStats(&after)
+		return float64(after.Mallocs-before.Mallocs) / runs
+	}
+	ok := []answer{{status: 200, header: header("X-Request-Id", "r1")}}
+	calls := map[string]func(context.Context, *petstore.Client) error{"ListPets": list, "CreatePet": create, "GetPet": get}
+	for name, call := range calls {
+		ctx := context.Background()
+		plain, _ := mockClient(t, ok)
+		n := 0
+		observed, _ := mockClient(t, ok, petstore.WithObserver(func(context.Context, petstore.Attempt) { n++ }))
+		with, without := math.Inf(1), math.Inf(1)
+		for range rounds {
+			without = min(without, perCall(func() error { return call(ctx, plain) }))
+			with = min(with, perCall(func() error { return call(ctx, observed) }))
+		}
+		t.Logf("%s: %.2f allocations per call with an observer, %.2f without", name, with, without)
+		if n != rounds*(runs+1) || with-without > 0.5 {
+			t.Errorf("%s: %.2f allocations per call with an observer (called %d times), %.2f without; want as many", name, with, n, without)
+		}
 	}
 }

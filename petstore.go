@@ -79,7 +79,7 @@ const (
 type Client struct {
 	cred      credential // a func: printing a Client never shows the key
 	pets      url.URL    // <base>/pets: every request's URL starts as a copy
-	petsPath  string     // its path, as errors and logs show it
+	plainPath bool       // pets.Path needs no escaping: it is the escaped path
 	userAgent []string
 	get, post *retryablehttp.Client // the retry policy differs by method
 	logger    *slog.Logger          // nil: silent
@@ -114,30 +114,24 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	petsPath := pets.EscapedPath()
-	if !strings.HasPrefix(petsPath, "/") {
-		petsPath = "/" + petsPath // a base URL with no path at all
-	}
 	key, _ := cred()
 	red := redact.New(key)
 	c := &Client{
 		cred:      cred,
 		pets:      *pets,
-		petsPath:  petsPath,
+		plainPath: pets.RawPath == "" && pets.EscapedPath() == pets.Path,
 		userAgent: []string{userAgent(cfg.userAgent)},
 		logger:    cfg.logger,
 		warned:    new(warnings),
 		red:       red,
 	}
 	timeout, source := cfg.attemptTimeout()
-	hc := transport.NewClient(&transport.Transport{
-		User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger,
-		Redactor: red, Record: cfg.observer != nil, SetHeader: c.setHeader,
-	})
+	t := &transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red, SetHeader: c.setHeader}
 	var observe retry.Observer
 	if cfg.observer != nil {
-		c.observer, observe = cfg.observer, c.observe
+		c.observer, observe, t.Record = cfg.observer, c.observe, record
 	}
+	hc := transport.NewClient(t)
 	c.get = newRetryClient(hc, cfg, true, observe)
 	c.post = newRetryClient(hc, cfg, false, observe)
 	return c, nil
@@ -202,20 +196,29 @@ var operations = [numOps]operation{
 // requests carry as theirs (so that the retry policy finds the call's state
 // in it, see retry.Carrier, and the transport the attempt's number), that
 // state, the request with its URL, and what the last attempt received, for
-// the observer, all in one allocation.
+// the observer, all in one allocation, which must stay within its size class
+// (see internal/bench).
 type call struct {
 	context.Context
 	retry retry.Call
 	rr    retryablehttp.Request
 	req   http.Request
 	u     url.URL
-	path  string // the request's path, as errors, logs and observers show it
 	op    op
 
 	// What the transport recorded of the last attempt (see Record).
 	status    int32
 	requestID string
 	duration  time.Duration
+}
+
+// path returns the path of cl's request, escaped, as errors, logs and
+// observers show it.
+func (c *Client) path(cl *call) string {
+	if c.plainPath {
+		return cl.u.Path // the pet id adds nothing to escape
+	}
+	return cl.u.EscapedPath()
 }
 
 // RetryCall returns the call's retry state.
@@ -225,10 +228,12 @@ func (cl *call) RetryCall() *retry.Call { return &cl.retry }
 // transport.Numbered): one more than the attempts that have ended.
 func (cl *call) Attempt() int { return cl.retry.Attempts() + 1 }
 
-// Record keeps what the attempt being made received (see
-// transport.Recorder), for the observer.
-func (cl *call) Record(status int, requestID string, d time.Duration) {
-	cl.status, cl.requestID, cl.duration = int32(status), requestID, d
+// record keeps what the attempt of ctx's call being made received (see
+// transport.Transport.Record), for the observer.
+func record(ctx context.Context, status int, requestID string, d time.Duration) {
+	if cl, ok := ctx.(*call); ok {
+		cl.status, cl.requestID, cl.duration = int32(status), requestID, d
+	}
 }
 
 // noHeader is the header of every call's request: the transport sets the
@@ -243,18 +248,13 @@ var noHeader = http.Header{}
 // and parsing that string: the URL is a copy of c.pets, with the pet id
 // appended and the query.
 func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body []byte) (*call, error) {
-	cl := &call{Context: ctx, u: c.pets, path: c.petsPath, op: o}
+	cl := &call{Context: ctx, u: c.pets, op: o}
 	cl.u.RawQuery = query
 	if operations[o].byID {
-		cl.path = c.petsPath + "/" + strconv.FormatInt(id, 10)
-		// The escaped path is also the URL's path when nothing in the
-		// base path is escaped, as with the API's base URLs.
-		cl.u.Path = cl.path
-		if c.pets.RawPath != "" || c.pets.Path != c.petsPath {
-			cl.u.Path = c.pets.Path + "/" + strconv.FormatInt(id, 10)
-			if c.pets.RawPath != "" {
-				cl.u.RawPath = c.pets.RawPath + "/" + strconv.FormatInt(id, 10)
-			}
+		id := strconv.FormatInt(id, 10)
+		cl.u.Path = c.pets.Path + "/" + id
+		if c.pets.RawPath != "" {
+			cl.u.RawPath = c.pets.RawPath + "/" + id
 		}
 	}
 	tmpl := http.Request{
@@ -273,7 +273,7 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 		raw = body
 	}
 	if err := cl.rr.SetBody(raw); err != nil {
-		return nil, fmt.Errorf("petstore: %s %s: %w", tmpl.Method, cl.path, err)
+		return nil, fmt.Errorf("petstore: %s %s: %w", tmpl.Method, c.path(cl), err)
 	}
 	return cl, nil
 }
@@ -303,7 +303,7 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 	}
 	method := operations[o].method
 	if err := ctx.Err(); err != nil {
-		return &transportError{method: method, path: cl.path, err: err}
+		return &transportError{method: method, path: c.path(cl), err: err}
 	}
 	rc := c.get
 	if method != http.MethodGet {
@@ -317,7 +317,7 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 		if last, lastErr, ok := cl.retry.Interrupted(); ok {
 			// The context ended before the retry: say so, and keep the
 			// outcome that was to be retried.
-			return &retryWaitError{method: method, path: cl.path, ctx: err, last: c.callError(cl, last, lastErr)}
+			return &retryWaitError{method: method, path: c.path(cl), ctx: err, last: c.callError(cl, last, lastErr)}
 		}
 		return c.callError(cl, nil, err)
 	}
@@ -332,7 +332,7 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 		return c.callError(cl, nil, err)
 	}
 	if err := decode(data); err != nil {
-		return fmt.Errorf("petstore: %s %s: unexpected response body: %w", method, cl.path, err)
+		return fmt.Errorf("petstore: %s %s: unexpected response body: %w", method, c.path(cl), err)
 	}
 	return nil
 }
@@ -345,10 +345,10 @@ func (c *Client) callError(cl *call, resp *http.Response, err error) error {
 		if err == nil {
 			err = errors.New("no response") // not from net/http; never fails silently
 		}
-		return &transportError{method: method, path: cl.path, err: redactError(err, c.red)}
+		return &transportError{method: method, path: c.path(cl), err: redactError(err, c.red)}
 	}
 	data, cut := transport.Contents(resp.Body)
-	e := newAPIError(method, cl.path, resp, data, cut, cl.retry.RetryAfter(), c.red)
+	e := newAPIError(method, c.path(cl), resp, data, cut, cl.retry.RetryAfter(), c.red)
 	if !operations[cl.op].byID && e.Status == http.StatusNotFound {
 		e.Message = collectionNotFound(e.Message, e.Path)
 	}
@@ -367,7 +367,7 @@ func (c *Client) observe(ctx context.Context, resp *http.Response, err error, ag
 		Operation: o.name,
 		Method:    o.method,
 		Host:      c.pets.Host,
-		Path:      cl.path,
+		Path:      c.path(cl),
 		Number:    cl.retry.Attempts(),
 		Status:    int(cl.status),
 		RequestID: cl.requestID,
@@ -378,10 +378,10 @@ func (c *Client) observe(ctx context.Context, resp *http.Response, err error, ag
 	cl.status, cl.requestID, cl.duration = 0, "", 0 // should the next attempt not reach the transport
 	switch {
 	case err != nil:
-		a.Err = &transportError{method: o.method, path: cl.path, err: redactError(err, c.red)}
-	case resp != nil:
+		a.Err = &transportError{method: o.method, path: c.path(cl), err: redactError(err, c.red)}
+	case resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299): // only such a body is kept when cut short
 		if data, cut := transport.Contents(resp.Body); cut != nil {
-			a.Err = &transportError{method: o.method, path: cl.path, err: &cutError{n: len(data), err: redactError(cut, c.red)}}
+			a.Err = &transportError{method: o.method, path: c.path(cl), err: &cutError{n: len(data), err: redactError(cut, c.red)}}
 		}
 	}
 	c.observer(cl.Context, a)
@@ -409,7 +409,7 @@ func (c *Client) warnDeprecationHeaders(cl *call, h http.Header) {
 		return
 	}
 	c.warned.header[cl.op].Do(func() {
-		attrs := []slog.Attr{slog.String("method", operations[cl.op].method), slog.String("path", cl.path)}
+		attrs := []slog.Attr{slog.String("method", operations[cl.op].method), slog.String("path", c.path(cl))}
 		if t, ok := parseDeprecation(dep); ok {
 			attrs = append(attrs, slog.Time("deprecated_since", t))
 		}

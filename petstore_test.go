@@ -200,6 +200,10 @@ func TestNewRequestMatchesRetryablehttp(t *testing.T) {
 			if diff := cmp.Diff(summary(t, want), summary(t, got), cmpopts.IgnoreUnexported(url.URL{})); diff != "" {
 				t.Errorf("%s %s (-retryablehttp +newCall):\n%s", tc.method, raw, diff)
 			}
+			// The path errors, logs and observers show.
+			if p := c.path(cl); p != want.URL.EscapedPath() || !strings.HasPrefix(p, "/") {
+				t.Errorf("%s %s: path = %q; want %q", tc.method, raw, p, want.URL.EscapedPath())
+			}
 			if got.Context() != cl || cl.Context != ctx || got.Context().Value(ctxKey{}) != "x" {
 				t.Errorf("%s %s: context not kept", tc.method, raw)
 			}

@@ -57,8 +57,8 @@ func (r Redactor) Format(f fmt.State, _ rune) {
 // String returns s with every form of the key replaced by "[REDACTED]", or
 // s itself when it holds none.
 func (r *Redactor) String(s string) string {
-	if r == nil || len(r.key) == 0 {
-		return s
+	if r == nil || len(r.key) == 0 || len(s) < len(r.key) {
+		return s // every form of the key is at least as long as the key
 	}
 	s = redact(r, s, true, false)
 	return redact(r, s, false, false)

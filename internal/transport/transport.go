@@ -41,7 +41,13 @@ type Transport struct {
 	Source   string           // where Timeout came from, for its error: "WithTimeout", say
 	Logger   *slog.Logger     // one Debug record per attempt; nil: silent
 	Redactor *redact.Redactor // hides the key in what a server chose (the request ids logged)
-	Record   bool             // tell each request's context, a Recorder, what its attempt received
+
+	// Record, if set, is told what each attempt received, for an
+	// observer: ctx is its request's context, status the response's (0
+	// when none arrived), requestID its request id (see RequestID) with
+	// the key redacted, d the time from sending the request to the end of
+	// reading the response.
+	Record func(ctx context.Context, status int, requestID string, d time.Duration)
 
 	// SetHeader, if set, fills the header map of each attempt's request,
 	// which is the attempt's own: body says whether the request has one.
@@ -57,21 +63,17 @@ type Numbered interface {
 	Attempt() int // 1 for the first attempt
 }
 
-// Recorder is a context that keeps what its request's attempt received,
-// for an observer (see Transport.Record): the response's status (0 when
-// none arrived), its request id (see RequestID), with the key redacted, and
-// the time from sending the request to the end of reading the response.
-type Recorder interface {
-	Record(status int, requestID string, d time.Duration)
-}
-
 // RequestID returns the request id of a response with header h: its
-// X-Request-Id, else its Request-Id.
+// X-Request-Id, else its Request-Id. It is h.Get of each, without the work
+// of putting keys that are canonical already in canonical form.
 func RequestID(h http.Header) string {
-	if id := h.Get("X-Request-Id"); id != "" {
-		return id
+	if v := h["X-Request-Id"]; len(v) > 0 && v[0] != "" {
+		return v[0]
 	}
-	return h.Get("Request-Id")
+	if v := h["Request-Id"]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // Shared returns the transport of every Client made without
@@ -135,7 +137,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		a.body0, req.GetBody = req.GetBody, a.getBody
 	}
 	var start time.Time
-	if t.Logger != nil || t.Record {
+	if t.Logger != nil || t.Record != nil {
 		start = time.Now()
 	}
 	resp, err := base.RoundTrip(req)
@@ -163,7 +165,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case a.timedOut() && parent.Err() == nil:
 		err = &TimeoutError{Limit: t.Timeout, Source: t.Source}
 	}
-	if t.Logger != nil || t.Record {
+	if t.Logger != nil || t.Record != nil {
 		t.report(parent, req, status, header, err, time.Since(start))
 	}
 	if err != nil {
@@ -173,8 +175,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // report logs an attempt that ended with a response of status with header
-// (0 and nil when none arrived) or with err, after d, and records it in its
-// call's context.
+// (0 and nil when none arrived) or with err, after d, and records it.
 func (t *Transport) report(parent context.Context, req *http.Request, status int, header http.Header, err error, d time.Duration) {
 	var id string
 	if header != nil {
@@ -188,8 +189,8 @@ func (t *Transport) report(parent context.Context, req *http.Request, status int
 		}
 		logAttempt(parent, t.Logger, req, number, status, id, err, d)
 	}
-	if r, ok := parent.(Recorder); ok && t.Record {
-		r.Record(status, id, d)
+	if t.Record != nil {
+		t.Record(parent, status, id, d)
 	}
 }
 
