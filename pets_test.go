@@ -1,7 +1,9 @@
 package petstore
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -356,4 +358,28 @@ func TestDecodeAllocs(t *testing.T) {
 			t.Errorf("%s: %v allocations; want at most %v", tc.name, n, tc.max)
 		}
 	}
+}
+
+// FuzzEncodeNewPet holds appendNewPet to json.Marshal, byte for byte.
+func FuzzEncodeNewPet(f *testing.F) {
+	for _, name := range []string{
+		"", "Rex", `a"b\c`, "<script>&</script>", "tab\tnew\nline\rcr\bbs\fff", "\x00\x01\x1f\x7f",
+		"héllo wörld", "日本語", "\u2028\u2029", "bad \xff utf-8 \xc3", "\xed\xa0\x80", "😀",
+	} {
+		for _, status := range []PetStatus{"", PetStatusSold, "weird \"status\" <x>"} {
+			f.Add(name, int64(len(name))-3, string(status))
+		}
+	}
+	f.Add("x", int64(math.MinInt64), "")
+	f.Add("x", int64(math.MaxInt64), "pending")
+	f.Fuzz(func(t *testing.T, name string, category int64, status string) {
+		p := NewPet{Name: name, CategoryID: category, Status: PetStatus(status)}
+		want, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendNewPet(nil, p); !bytes.Equal(got, want) {
+			t.Errorf("appendNewPet(%+q) = %s; json.Marshal: %s", p, got, want)
+		}
+	})
 }
