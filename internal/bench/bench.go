@@ -22,7 +22,7 @@ const Key = "bench-key"
 var Ops = []string{"ListPets", "CreatePet", "GetPet"}
 
 // Clients are the clients measured, in order.
-var Clients = []string{"hand", "oapi-codegen", "ogen", "sdk"}
+var Clients = []string{"hand", "oapi-codegen", "ogen", "sdk", "sdk+observer"}
 
 // The canned responses and what each client must decode from them.
 var (
@@ -193,7 +193,16 @@ func (c *Client) Check(ctx context.Context, op string) error {
 func NewClient(name, baseURL string, hc *http.Client) (*Client, error) {
 	switch name {
 	case "sdk":
-		return newSDK(baseURL, hc)
+		return newSDK(name, baseURL, hc)
+	case "sdk+observer":
+		// The SDK with WithObserver: an observer as a metrics counter is,
+		// counting attempts by status.
+		var attempts [600]int
+		return newSDK(name, baseURL, hc, petstore.WithObserver(func(_ context.Context, a petstore.Attempt) {
+			if a.Status >= 0 && a.Status < len(attempts) {
+				attempts[a.Status]++
+			}
+		}))
 	case "ogen":
 		return newOgen(baseURL, hc)
 	case "oapi-codegen":
@@ -204,8 +213,8 @@ func NewClient(name, baseURL string, hc *http.Client) (*Client, error) {
 	return nil, fmt.Errorf("unknown client %q", name)
 }
 
-func newSDK(baseURL string, hc *http.Client) (*Client, error) {
-	opts := []petstore.Option{petstore.WithBaseURL(baseURL)}
+func newSDK(name, baseURL string, hc *http.Client, extra ...petstore.Option) (*Client, error) {
+	opts := append([]petstore.Option{petstore.WithBaseURL(baseURL)}, extra...)
 	if hc != nil {
 		opts = append(opts, petstore.WithHTTPClient(hc))
 	}
@@ -219,7 +228,7 @@ func newSDK(baseURL string, hc *http.Client) (*Client, error) {
 		got  *petstore.Pet
 	)
 	return &Client{
-		Name: "sdk",
+		Name: name,
 		Call: map[string]func(context.Context) error{
 			"ListPets": func(ctx context.Context) (err error) {
 				pets, err = c.ListPets(ctx, petstore.ListPetsParams{Limit: 100})

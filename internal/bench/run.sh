@@ -40,10 +40,10 @@ ir() {
 		"$out/callgrind" -client "$1" -op "$2" -n "$3" 2>&1 |
 		sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
 }
-printf '%-10s %14s %14s %14s %14s\n' op hand oapi-codegen ogen sdk
+printf '%-10s %14s %14s %14s %14s %14s\n' op hand oapi-codegen ogen sdk sdk+observer
 for op in ListPets CreatePet GetPet; do
 	line=$(printf '%-10s' "$op")
-	for client in hand oapi-codegen ogen sdk; do
+	for client in hand oapi-codegen ogen sdk sdk+observer; do
 		base=$(ir "$client" "$op" 0)
 		total=$(ir "$client" "$op" "$N")
 		line="$line $(printf '%14s' "$(( (total - base) / N ))")"

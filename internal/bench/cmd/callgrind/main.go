@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	client := flag.String("client", "sdk", "client: hand, oapi-codegen, ogen or sdk")
+	client := flag.String("client", "sdk", "client: hand, oapi-codegen, ogen, sdk or sdk+observer")
 	op := flag.String("op", "ListPets", "operation: ListPets, CreatePet or GetPet")
 	n := flag.Int("n", 100, "calls")
 	flag.Parse()
