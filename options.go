@@ -31,7 +31,10 @@ type config struct {
 	userAgent    string
 	logger       *slog.Logger
 	insecureHTTP bool
-	observer     func(context.Context, Attempt)
+	// observer is a pointer, so that config stays comparable: Option's
+	// parameter is part of the API (.ci/api), and a func field would
+	// change that.
+	observer *func(context.Context, Attempt)
 }
 
 // envBaseURL is the environment variable NewClient reads when it is given no
@@ -249,7 +252,12 @@ func isLoopback(host string) bool {
 // that succeeded. f should return quickly: the call waits for it. Without
 // it, or with nil, the SDK costs nothing more.
 func WithObserver(f func(ctx context.Context, a Attempt)) Option {
-	return func(c *config) { c.observer = f }
+	return func(c *config) {
+		c.observer = nil
+		if f != nil {
+			c.observer = &f
+		}
+	}
 }
 
 // Attempt describes one attempt of a call, handed to the [WithObserver]

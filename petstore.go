@@ -129,7 +129,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	t := &transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red, SetHeader: c.setHeader}
 	var observe retry.Observer
 	if cfg.observer != nil {
-		c.observer, observe, t.Record = cfg.observer, c.observe, record
+		c.observer, observe, t.Record = *cfg.observer, c.observe, record
 	}
 	hc := transport.NewClient(t)
 	c.get = newRetryClient(hc, cfg, true, observe)
