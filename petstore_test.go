@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -243,4 +244,14 @@ func summary(t *testing.T, r *retryablehttp.Request) reqSummary {
 		s.GetBody = string(b)
 	}
 	return s
+}
+
+// TestCallSize: a call, with the 8-byte header the runtime gives an object
+// over 512 bytes, fits the 576-byte size class it has always had; one more
+// field would cost every call 64 bytes (a size class up).
+func TestCallSize(t *testing.T) {
+	t.Parallel()
+	if size := unsafe.Sizeof(call{}); size+8 > 576 {
+		t.Errorf("a call is %d bytes; want at most 568, so that it stays in the 576-byte size class", size)
+	}
 }
