@@ -121,6 +121,7 @@ func TestNewClientRefusesBadOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, err := NewClient(testKey, WithBaseURL(testBase), tc.opt)
 			if err == nil || c != nil {
 				t.Errorf("NewClient = %v, %v; want nil and an error", c, err)
