@@ -155,7 +155,9 @@ func TestMaxRetries(t *testing.T) {
 
 func TestRetryAfter(t *testing.T) {
 	t.Parallel()
-	future := time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat)
+	// future stands for an HTTP date two hours ahead, made when its subtest
+	// runs: a parallel subtest may start long after the table is made.
+	const future = "(an HTTP date in 2h)"
 	tests := []struct {
 		name           string
 		status         int
@@ -172,10 +174,14 @@ func TestRetryAfter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			retryAfter := tc.retryAfter
+			if retryAfter == future {
+				retryAfter = time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat)
+			}
 			c, mt := newTestClient(t, WithRetryWait(time.Hour, time.Hour))
 			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
 				resp := httpmock.NewStringResponse(tc.status, `{"code":"busy","message":"later","status":0}`)
-				resp.Header.Set("Retry-After", tc.retryAfter)
+				resp.Header.Set("Retry-After", retryAfter)
 				return resp, nil
 			})
 			var err error
