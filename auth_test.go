@@ -13,6 +13,7 @@ import (
 )
 
 func TestNewClientAPIKey(t *testing.T) {
+	// Not parallel, nor its subtests: t.Setenv.
 	tests := []struct {
 		name     string
 		arg, env string
@@ -49,6 +50,7 @@ func TestNewClientAPIKey(t *testing.T) {
 // with an error that names the position but neither the key nor the
 // character.
 func TestNewClientRefusesKeysABearerTokenCannotHold(t *testing.T) {
+	// Not parallel, nor its subtests: t.Setenv.
 	tests := []struct {
 		name, key string
 		want      string // in the error
@@ -103,6 +105,7 @@ func TestNewClientAcceptsBearerTokenKeys(t *testing.T) {
 }
 
 func TestNewClientReadsEnvironmentOnce(t *testing.T) {
+	// Not parallel: t.Setenv.
 	t.Setenv(envAPIKey, "k-first")
 	t.Setenv(envBaseURL, "https://first.test/v1")
 	mt := httpmock.NewMockTransport()

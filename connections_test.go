@@ -20,6 +20,7 @@ import (
 )
 
 func TestDefaultTransportIsSharedAndPooled(t *testing.T) {
+	t.Parallel()
 	c1, err1 := NewClient(testKey, WithBaseURL(testBase))
 	c2, err2 := NewClient(testKey, WithBaseURL(StagingURL))
 	if err1 != nil || err2 != nil {
@@ -168,6 +169,7 @@ func (r connCounts) check(t *testing.T, what string) {
 }
 
 func TestConnectionsAreReused(t *testing.T) {
+	t.Parallel()
 	big := `{"code":"not_found","message":"` + strings.Repeat("x", 20000) + `","status":404}`
 	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -229,6 +231,7 @@ func TestConnectionsAreReused(t *testing.T) {
 // unless net/http dropped one itself on a loaded machine (netHTTPWriteWait):
 // the pool is then one short, and net/http dials.
 func TestConcurrentUseSharesConnections(t *testing.T) {
+	// Not parallel, nor its subtests: it counts dials through the shared transport, whose idle pool, bounded across hosts, other tests fill.
 	const goroutines, calls = 64, 20
 	pet := `{"id":1,"name":"Rex","categoryId":2}`
 	type call struct {

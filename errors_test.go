@@ -120,6 +120,7 @@ func TestAPIErrorFromResponses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t, WithMaxRetries(0))
 			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
 				resp := httpmock.NewStringResponse(tc.status, tc.body)
@@ -264,6 +265,7 @@ func TestBodiesAreClosed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t)
 			var bodies []*closeRecorder
 			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
@@ -363,6 +365,7 @@ func TestOddTransportsDoNotPanic(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, err := NewClient(testKey, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: tc.rt}), WithMaxRetries(0))
 			if err != nil {
 				t.Fatal(err)

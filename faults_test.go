@@ -37,8 +37,15 @@ import (
 // PETSTORE_FAULTS_SEED=<seed>. PETSTORE_FAULTS_LONG=1 runs ten times as many
 // calls.
 func TestFaultInjection(t *testing.T) {
-	t.Run("HTTP/1.1", func(t *testing.T) { testFaultInjection(t, false) })
-	t.Run("HTTP/2", func(t *testing.T) { testFaultInjection(t, true) })
+	t.Parallel()
+	t.Run("HTTP/1.1", func(t *testing.T) {
+		t.Parallel()
+		testFaultInjection(t, false)
+	})
+	t.Run("HTTP/2", func(t *testing.T) {
+		t.Parallel()
+		testFaultInjection(t, true)
+	})
 }
 
 // testFaultInjection is TestFaultInjection over HTTP/2 with TLS, with the

@@ -14,6 +14,7 @@ import (
 )
 
 func TestNewClientBaseURL(t *testing.T) {
+	// Not parallel, nor its subtests: t.Setenv.
 	tests := []struct {
 		name    string
 		env     string
@@ -50,6 +51,7 @@ func TestNewClientBaseURL(t *testing.T) {
 }
 
 func TestNewClientRefusesBadBaseURL(t *testing.T) {
+	// Not parallel: its last subtest uses t.Setenv (the table's subtests are).
 	tests := []struct {
 		url        string
 		wantInErr  string
@@ -82,6 +84,7 @@ func TestNewClientRefusesBadBaseURL(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.url, func(t *testing.T) {
+			t.Parallel()
 			_, err := NewClient(testKey, WithBaseURL(tc.url))
 			if err == nil {
 				t.Fatalf("NewClient(WithBaseURL(%q)) succeeded; want an error", tc.url)
@@ -118,6 +121,7 @@ func TestNewClientRefusesBadOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, err := NewClient(testKey, WithBaseURL(testBase), tc.opt)
 			if err == nil || c != nil {
 				t.Errorf("NewClient = %v, %v; want nil and an error", c, err)

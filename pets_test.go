@@ -30,6 +30,7 @@ func TestListPetsRequest(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t)
 			var got capture
 			mt.RegisterResponder("GET", testPets, got.then(jsonResponder(200, "[]")))
@@ -80,6 +81,7 @@ func TestListPetsResponses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t)
 			mt.RegisterResponder("GET", testPets, jsonResponder(tc.status, tc.body))
 			got, err := c.ListPets(context.Background(), ListPetsParams{})
@@ -122,6 +124,7 @@ func TestCreatePetRequest(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t)
 			var got capture
 			mt.RegisterResponder("POST", testPets, got.then(jsonResponder(201, `{"id":9,"name":"Rex","categoryId":3}`)))
@@ -158,6 +161,7 @@ func TestCreatePetResponses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t)
 			mt.RegisterResponder("POST", testPets, jsonResponder(tc.status, tc.body))
 			got, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 3})
@@ -194,6 +198,7 @@ func TestGetPet(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t)
 			var got capture
 			u := (&url.URL{Scheme: "https", Host: "petstore.test", Path: tc.wantPath}).String()
@@ -211,6 +216,7 @@ func TestGetPet(t *testing.T) {
 		})
 	}
 	t.Run("404", func(t *testing.T) {
+		t.Parallel()
 		c, mt := newTestClient(t)
 		mt.RegisterResponder("GET", testPets+"/7", jsonResponder(404, `{"code":"not_found","message":"pet 7 not found","status":404}`))
 		pet, err := c.GetPet(context.Background(), 7)
@@ -222,6 +228,7 @@ func TestGetPet(t *testing.T) {
 		}
 	})
 	t.Run("bad body", func(t *testing.T) {
+		t.Parallel()
 		c, mt := newTestClient(t)
 		mt.RegisterResponder("GET", testPets+"/7", jsonResponder(200, `{"id":7}`))
 		pet, err := c.GetPet(context.Background(), 7)
@@ -258,6 +265,7 @@ func TestInvalidParamsSendNothing(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t)
 			err := tc.call(c)
 			if !errors.Is(err, ErrInvalidParams) {

@@ -25,6 +25,7 @@ import (
 var uaPattern = regexp.MustCompile(`^petstore-go/` + regexp.QuoteMeta(Version) + ` \(go[^;]+; [a-z0-9]+/[a-z0-9]+\)$`)
 
 func TestRequestHeaders(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, userAgent, wantUAPrefix string
 	}{
@@ -32,6 +33,7 @@ func TestRequestHeaders(t *testing.T) {
 		{"with user agent", "myapp/1.2", "myapp/1.2 "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t, WithUserAgent(tc.userAgent))
 			var got []http.Header
 			record := func(status int, body string) httpmock.Responder {
@@ -81,6 +83,7 @@ func TestRequestHeaders(t *testing.T) {
 // TestRedirects: the interface defines no redirect, so none is followed,
 // whatever its origin or method: the 3xx is the answer, as an *APIError.
 func TestRedirects(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -132,6 +135,7 @@ func TestRedirects(t *testing.T) {
 // requests without formatting and parsing URL strings, builds the request
 // retryablehttp.NewRequestWithContext builds from the URL string.
 func TestNewRequestMatchesRetryablehttp(t *testing.T) {
+	t.Parallel()
 	bases := []string{
 		"https://petstore.example.com/v1", "https://petstore.example.com/v1/", "https://petstore.example.com",
 		"http://127.0.0.1:8080/v1", "http://127.0.0.1:/v1", "http://[::1]:9000/api/v1", "http://[::1]/v1",

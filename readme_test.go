@@ -11,6 +11,7 @@ import (
 // bodies of runnable Example functions, word for word, so that every snippet
 // compiles, runs and prints what it says.
 func TestREADMESnippetsAreExamples(t *testing.T) {
+	t.Parallel()
 	readme := read(t, "README.md")
 	for file, names := range map[string][]string{
 		"example_test.go":              {"Example", "ExampleAPIError", "ExampleAPIError_contextFirst", "ExampleClient_ListPets", "ExampleNewClient", "ExampleWithHTTPClient", "ExampleWithLogger", "ExampleWithObserver"},

@@ -31,6 +31,7 @@ func TestReadsRetryStatuses(t *testing.T) {
 		}
 		retried := map[int]bool{408: true, 429: true, 500: true, 502: true, 503: true, 504: true}[status]
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			t.Parallel()
 			for name, call := range map[string]func(*Client) error{
 				"ListPets": func(c *Client) error { _, err := c.ListPets(context.Background(), ListPetsParams{}); return err },
 				"GetPet":   func(c *Client) error { _, err := c.GetPet(context.Background(), 1); return err },
@@ -82,6 +83,7 @@ func TestCreatePetRetriesOnlyWhenNothingWasCreated(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t)
 			mt.RegisterResponder("POST", testPets, sequence(tc.first, created))
 			pet, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 2})
@@ -106,6 +108,7 @@ func TestReadsRetryTransportErrors(t *testing.T) {
 		&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED},
 	} {
 		t.Run(cause.Error(), func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t)
 			mt.RegisterResponder("GET", testPets, sequence(httpmock.NewErrorResponder(cause), jsonResponder(200, onePet)))
 			pets, err := c.ListPets(context.Background(), ListPetsParams{})
@@ -152,7 +155,9 @@ func TestMaxRetries(t *testing.T) {
 
 func TestRetryAfter(t *testing.T) {
 	t.Parallel()
-	future := time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat)
+	// future stands for an HTTP date two hours ahead, made when its subtest
+	// runs: a parallel subtest may start long after the table is made.
+	const future = "(an HTTP date in 2h)"
 	tests := []struct {
 		name           string
 		status         int
@@ -168,10 +173,15 @@ func TestRetryAfter(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			retryAfter := tc.retryAfter
+			if retryAfter == future {
+				retryAfter = time.Now().Add(2 * time.Hour).UTC().Format(http.TimeFormat)
+			}
 			c, mt := newTestClient(t, WithRetryWait(time.Hour, time.Hour))
 			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
 				resp := httpmock.NewStringResponse(tc.status, `{"code":"busy","message":"later","status":0}`)
-				resp.Header.Set("Retry-After", tc.retryAfter)
+				resp.Header.Set("Retry-After", retryAfter)
 				return resp, nil
 			})
 			var err error
@@ -252,6 +262,7 @@ func TestWaitPastDeadlineIsNotStarted(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, mt := newTestClient(t, tc.opts...)
 			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
 				resp := httpmock.NewStringResponse(503, `{"code":"unavailable","message":"try later","status":503}`)
@@ -315,6 +326,7 @@ func TestPerAttemptTimeout(t *testing.T) {
 		}, []Option{WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithMaxRetries(0)}, 1, "(the WithHTTPClient client's Timeout)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv, hits := stallingServer(t)
 			logs := &recordHandler{}
 			opts := append([]Option{WithBaseURL(srv.URL + "/v1"), WithRetryWait(time.Millisecond, time.Millisecond), WithLogger(logs.logger())}, tc.opts...)

@@ -80,6 +80,7 @@ func assertNoKey(t *testing.T, key string, texts map[string]string, values map[s
 // every verb. TestKeyNeverPrinted and TestLogsNeverHoldSecrets do the same
 // for a few flows through a mock transport.
 func TestKeyNeverLeaks(t *testing.T) {
+	// Not parallel: t.Setenv.
 	// Each flow is a GetPet id, a ListPets limit or a CreatePet name; the
 	// plan gives it its fault.
 	type flow struct {

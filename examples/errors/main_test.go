@@ -10,6 +10,7 @@ import (
 )
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := run(context.Background(), &out); err != nil {
 		t.Fatalf("run: %v", err)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestRunWithoutKeyUsesTheFake(t *testing.T) {
+	// Not parallel: t.Setenv.
 	t.Setenv("PETSTORE_API_KEY", "")
 	t.Setenv("PETSTORE_BASE_URL", "http://127.0.0.1:1/v1") // never used: nothing listens there
 	var out bytes.Buffer
@@ -36,6 +37,7 @@ Listing available pets (at most 10): 3 found
 }
 
 func TestRunWithKeyUsesTheEnvironment(t *testing.T) {
+	// Not parallel: t.Setenv.
 	srv := petstoretest.NewServer()
 	defer srv.Close()
 	srv.AddPet(petstore.NewPet{Name: "Max", CategoryID: 5, Status: petstore.PetStatusAvailable})
@@ -56,6 +58,7 @@ func TestRunWithKeyUsesTheEnvironment(t *testing.T) {
 }
 
 func TestRunReportsErrors(t *testing.T) {
+	// Not parallel: t.Setenv.
 	srv := petstoretest.NewServer()
 	defer srv.Close()
 	t.Setenv("PETSTORE_API_KEY", "wrong-key")

@@ -13,6 +13,7 @@ import (
 )
 
 func TestRunWithoutKeySendsNothing(t *testing.T) {
+	// Not parallel: t.Setenv.
 	t.Setenv("PETSTORE_API_KEY", "")
 	srv := petstoretest.NewServer()
 	defer srv.Close()
@@ -34,6 +35,7 @@ func TestRunWithoutKeySendsNothing(t *testing.T) {
 }
 
 func TestRunAgainstTheFake(t *testing.T) {
+	// Not parallel: t.Setenv.
 	srv := petstoretest.NewServer()
 	defer srv.Close()
 	srv.AddPet(petstore.NewPet{Name: "Tom", CategoryID: 2, Status: petstore.PetStatusPending})
@@ -56,6 +58,7 @@ ok  a wrong key gets 401
 }
 
 func TestRunFailsOnAFaultyService(t *testing.T) {
+	// Not parallel: t.Setenv.
 	srv := petstoretest.NewServer()
 	defer srv.Close()
 	srv.InjectFault(petstoretest.Fault{Operation: "CreatePet", Status: 500})
@@ -70,6 +73,7 @@ func TestRunFailsOnAFaultyService(t *testing.T) {
 
 // TestStagingUnlessEnv: PETSTORE_BASE_URL points the script at the fake.
 func TestStagingUnlessEnv(t *testing.T) {
+	// Not parallel: t.Setenv.
 	srv := petstoretest.NewServer()
 	defer srv.Close()
 	t.Setenv("PETSTORE_API_KEY", srv.APIKey)

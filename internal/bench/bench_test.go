@@ -56,6 +56,7 @@ func BenchmarkClient(b *testing.B) {
 // TestClients checks every client on every operation, in process and over
 // loopback.
 func TestClients(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(Handler())
 	defer srv.Close()
 	for _, name := range Clients {

@@ -21,7 +21,10 @@ import (
 // checked against the description, then checks that every documented
 // response of every operation was seen.
 func TestContract(t *testing.T) {
+	t.Parallel()
 	var cov coverage
+	// Not parallel, these two, so that cov is complete when checked below;
+	// their subtests are.
 	t.Run("sdk", func(t *testing.T) { testSDKFlows(t, &cov) })
 	t.Run("fake", func(t *testing.T) { testFakeRequests(t, &cov) })
 	if t.Failed() {
@@ -55,6 +58,7 @@ func testSDKFlows(t *testing.T, cov *coverage) {
 	rex := petstore.NewPet{Name: "Rex", CategoryID: 1, Status: petstore.PetStatusAvailable}
 
 	t.Run("empty store", func(t *testing.T) {
+		t.Parallel()
 		srv := petstoretest.NewServer()
 		defer srv.Close()
 		c := newClient(t, cov, srv, srv.APIKey)
@@ -70,6 +74,7 @@ func testSDKFlows(t *testing.T, cov *coverage) {
 	})
 
 	t.Run("create then list with filters and limits", func(t *testing.T) {
+		t.Parallel()
 		srv := petstoretest.NewServer()
 		defer srv.Close()
 		c := newClient(t, cov, srv, srv.APIKey)
@@ -116,6 +121,7 @@ func testSDKFlows(t *testing.T, cov *coverage) {
 	})
 
 	t.Run("default limit", func(t *testing.T) {
+		t.Parallel()
 		srv := petstoretest.NewServer()
 		defer srv.Close()
 		for i := range 25 {
@@ -137,6 +143,7 @@ func testSDKFlows(t *testing.T, cov *coverage) {
 	})
 
 	t.Run("deprecated GetPet", func(t *testing.T) {
+		t.Parallel()
 		srv := petstoretest.NewServer()
 		defer srv.Close()
 		stored := srv.AddPet(rex)
@@ -159,6 +166,7 @@ func testSDKFlows(t *testing.T, cov *coverage) {
 	})
 
 	t.Run("wrong key", func(t *testing.T) {
+		t.Parallel()
 		srv := petstoretest.NewServer()
 		defer srv.Close()
 		srv.AddPet(rex)
@@ -225,6 +233,7 @@ func testFakeRequests(t *testing.T, cov *coverage) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv := petstoretest.NewServer()
 			defer srv.Close()
 			srv.AddPet(petstore.NewPet{Name: "Rex", CategoryID: 1, Status: petstore.PetStatusSold})
@@ -291,6 +300,7 @@ func checkErrorBody(t *testing.T, doc *openapi3.T, resp *http.Response, status i
 // TestCoverageLists checks the list TestContract holds itself to: every
 // response of every operation in the description.
 func TestCoverageLists(t *testing.T) {
+	t.Parallel()
 	doc, _ := loadSpec(t, "http://127.0.0.1/v1")
 	var cov coverage
 	want := []string{

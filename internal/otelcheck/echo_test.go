@@ -45,6 +45,7 @@ func (e textless) Unwrap() error { return e.err }
 // span's status and an exception event; the README says so, and its remedy,
 // hideErrorText under otelhttp, keeps the key out of the span.
 func TestEchoedKeyInTransportError(t *testing.T) {
+	t.Parallel()
 	base := echoingServer(t)
 	for _, tc := range []struct {
 		name     string
@@ -55,6 +56,7 @@ func TestEchoedKeyInTransportError(t *testing.T) {
 		{"with the README's hideErrorText under otelhttp", hideErrorText{http.DefaultTransport}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rec := tracetest.NewSpanRecorder()
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 			t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
@@ -78,6 +80,7 @@ func TestEchoedKeyInTransportError(t *testing.T) {
 		})
 	}
 	t.Run("the README shows hideErrorText", func(t *testing.T) {
+		t.Parallel()
 		readme, err := os.ReadFile("../../README.md")
 		if err != nil {
 			t.Fatal(err)

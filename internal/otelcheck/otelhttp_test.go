@@ -49,6 +49,7 @@ type clientSpan struct {
 // status of each and no header among their attributes; that with a parent span in the context the three are its
 // children, in its trace; and that no span holds the API key.
 func TestTracingWithOtelHTTP(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		withParent bool
@@ -58,6 +59,7 @@ func TestTracingWithOtelHTTP(t *testing.T) {
 		{name: "a parent span in the context", withParent: true, wantParent: "caller"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			base := newFlakyServer(t, http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusOK)
 			rec := tracetest.NewSpanRecorder()
 			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
@@ -133,6 +135,7 @@ func TestTracingWithOtelHTTP(t *testing.T) {
 // looks and in each case, so that TestTracingWithOtelHTTP's check that no
 // span holds it cannot pass by looking nowhere.
 func TestFindKey(t *testing.T) {
+	t.Parallel()
 	upper, lower := strings.ToUpper(apiKey), strings.ToLower(apiKey)
 	for _, tc := range []struct {
 		name string
@@ -169,6 +172,7 @@ func TestFindKey(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if diff := cmp.Diff(tc.want, findKey(tc.span.Snapshot(), apiKey)); diff != "" {
 				t.Errorf("findKey mismatch (-want +got):\n%s", diff)
 			}

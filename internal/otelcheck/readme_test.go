@@ -12,6 +12,7 @@ import (
 // otelhttp. It mirrors the root module's TestREADMESnippetsAreExamples, which
 // cannot hold this Example: otel must not reach the SDK's go.mod.
 func TestREADMESnippet(t *testing.T) {
+	t.Parallel()
 	readme := read(t, "../../README.md")
 	body := exampleBody(t, read(t, "example_test.go"), "Example_tracing")
 	if !strings.Contains(readme, "```go\n"+body+"\n```") {

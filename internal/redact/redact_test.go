@@ -165,6 +165,7 @@ func TestBytes(t *testing.T) {
 // TestNoKeyNoAllocation: a text without the key comes back as it is,
 // without allocating, however long.
 func TestNoKeyNoAllocation(t *testing.T) {
+	// Not parallel: testing.AllocsPerRun counts every goroutine's allocations.
 	r := New(key)
 	s := strings.Repeat(`{"message":"Sk-Test/9 is \u0053k, not the key, nor Sk%2DTest%2f9 (100%)"} `, 850) // ~64 KiB
 	b := []byte(s)

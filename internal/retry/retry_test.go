@@ -149,6 +149,7 @@ func TestPolicyErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			for _, c := range []struct {
 				idempotent bool
 				want       bool
@@ -248,6 +249,7 @@ func TestCheckRetryWaitsOnlyWithinTheDeadline(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cc := withCall(ctx)
@@ -283,6 +285,7 @@ func TestCheckRetryInterruptedWait(t *testing.T) {
 		{"transport error", nil, io.ErrUnexpectedEOF},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithCancel(context.Background())
 			cc := withCall(ctx)
 			p := Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Hour, MaxWait: time.Hour}
