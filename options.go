@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -40,6 +41,10 @@ type config struct {
 // envBaseURL is the environment variable NewClient reads when it is given no
 // WithBaseURL.
 const envBaseURL = "PETSTORE_BASE_URL"
+
+// envInsecureHTTP is the environment variable that does what WithInsecureHTTP
+// does, for programs configured only through the environment.
+const envInsecureHTTP = "PETSTORE_INSECURE_HTTP"
 
 // Defaults of the options.
 const (
@@ -116,6 +121,10 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithInsecureHTTP allows an http:// base URL to a host that is not loopback.
 // The API key then travels in clear text: use it only on a network you trust.
+// Setting $PETSTORE_INSECURE_HTTP to 1 or true does the same, for a program
+// configured only through the environment (a CI job whose fake runs at
+// http://petstore-fake:8080/v1, say); 0, false or empty leave it off, and
+// any other value is an error that names the variable.
 func WithInsecureHTTP() Option {
 	return func(c *config) { c.insecureHTTP = true }
 }
@@ -178,7 +187,11 @@ func (cfg *config) petsURL() (*url.URL, error) {
 			rawBase, source = ProductionURL, "ProductionURL"
 		}
 	}
-	base, err := parseBaseURL(rawBase, cfg.insecureHTTP)
+	insecure, err := cfg.allowInsecureHTTP()
+	if err != nil {
+		return nil, err
+	}
+	base, err := parseBaseURL(rawBase, insecure)
 	if err != nil {
 		return nil, fmt.Errorf("petstore: %s: %w", source, err)
 	}
@@ -190,6 +203,23 @@ func (cfg *config) petsURL() (*url.URL, error) {
 		pets.Host = strings.TrimSuffix(pets.Host, ":") // as http.NewRequest drops an empty port
 	}
 	return pets, nil
+}
+
+// allowInsecureHTTP reports whether an http base URL may name any host:
+// WithInsecureHTTP, or $PETSTORE_INSECURE_HTTP read as strconv.ParseBool
+// reads it, empty meaning false.
+func (cfg *config) allowInsecureHTTP() (bool, error) {
+	v := os.Getenv(envInsecureHTTP)
+	if v == "" {
+		return cfg.insecureHTTP, nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		// The value is not quoted: whatever it holds, it is no boolean,
+		// and it might be a secret set in the wrong variable.
+		return false, fmt.Errorf("petstore: %s: want 1, true, 0 or false (as strconv.ParseBool reads it), or unset", envInsecureHTTP)
+	}
+	return on || cfg.insecureHTTP, nil
 }
 
 // parseBaseURL checks a base URL: absolute https, or http to a loopback host
@@ -213,7 +243,7 @@ func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return nil, fmt.Errorf("URL %q must not contain a fragment", redactUserinfo(raw))
 	case u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()):
-		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP", redactUserinfo(raw))
+		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP (%s=1)", redactUserinfo(raw), envInsecureHTTP)
 	}
 	return u, nil
 }

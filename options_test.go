@@ -208,3 +208,68 @@ func TestHTTPMockActivateNonDefault(t *testing.T) {
 		})
 	}
 }
+
+func TestNewClientInsecureHTTPFromEnvironment(t *testing.T) {
+	// Not parallel, nor its subtests: t.Setenv.
+	const farHTTP = "http://petstore-fake:8080/v1"
+	tests := []struct {
+		name    string
+		env     string
+		opts    []Option
+		wantErr string // "" : NewClient succeeds and the request goes to farHTTP
+	}{
+		{"1", "1", nil, ""},
+		{"true", "true", nil, ""},
+		{"TRUE", "TRUE", nil, ""},
+		{"t", "t", nil, ""},
+		{"0", "0", nil, "clear text"},
+		{"false", "false", nil, "clear text"},
+		{"empty", "", nil, "clear text"},
+		{"0 leaves WithInsecureHTTP on", "0", []Option{WithInsecureHTTP()}, ""},
+		{"empty leaves WithInsecureHTTP on", "", []Option{WithInsecureHTTP()}, ""},
+		{"not a boolean", "yes", nil, envInsecureHTTP},
+		{"not a boolean, even with WithInsecureHTTP", "on", []Option{WithInsecureHTTP()}, envInsecureHTTP},
+		{"space around", " 1", nil, envInsecureHTTP},
+		{"a secret in the wrong variable", "sk-live-Secret", nil, envInsecureHTTP},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(envInsecureHTTP, tc.env)
+			opts := append([]Option{WithBaseURL(farHTTP)}, tc.opts...)
+			if tc.wantErr != "" {
+				_, err := NewClient(testKey, opts...)
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("NewClient with %s=%q: error %v; want one saying %q", envInsecureHTTP, tc.env, err, tc.wantErr)
+				}
+				if strings.Contains(err.Error(), testKey) || strings.Contains(err.Error(), "Secret") {
+					t.Errorf("error %q shows the key or the variable's value", err)
+				}
+				return
+			}
+			if got, _ := sentTo(t, testKey, opts...); got != farHTTP+"/pets" {
+				t.Errorf("request went to %q; want %q", got, farHTTP+"/pets")
+			}
+		})
+	}
+	t.Run("with an https or loopback base URL, a bad value is still refused", func(t *testing.T) {
+		t.Setenv(envInsecureHTTP, "maybe")
+		for _, u := range []string{"https://petstore.example.com/v1", "http://127.0.0.1:8080/v1"} {
+			if _, err := NewClient(testKey, WithBaseURL(u)); err == nil || !strings.Contains(err.Error(), envInsecureHTTP) {
+				t.Errorf("NewClient(WithBaseURL(%q)) with %s=maybe: error %v; want one naming the variable", u, envInsecureHTTP, err)
+			}
+		}
+	})
+	t.Run("read once, in NewClient", func(t *testing.T) {
+		t.Setenv(envInsecureHTTP, "1")
+		mt := httpmock.NewMockTransport()
+		mt.RegisterNoResponder(httpmock.NewStringResponder(200, "[]"))
+		c, err := NewClient(testKey, WithBaseURL(farHTTP), WithHTTPClient(&http.Client{Transport: mt}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(envInsecureHTTP, "0")
+		if _, err := c.ListPets(context.Background(), ListPetsParams{}); err != nil {
+			t.Errorf("ListPets after %s changed: %v", envInsecureHTTP, err)
+		}
+	})
+}

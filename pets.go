@@ -109,8 +109,13 @@ func (c *Client) CreatePet(ctx context.Context, p NewPet) (*Pet, error) {
 // GetPet returns the animal with the given id; a missing one is an
 // [*APIError] that matches [ErrNotFound].
 //
+// ListPets cannot replace it everywhere: it returns at most 100 animals,
+// with no id filter and no way to the next page, so where more than 100
+// animals share a status, some of them can be reached only by id. That gap
+// is the API's, and the interface names no other replacement.
+//
 // Deprecated: the API removes this endpoint on 5 December 2030. Use
-// [Client.ListPets] with a Status filter instead.
+// [Client.ListPets] with a Status filter instead, where it finds the animal.
 func (c *Client) GetPet(ctx context.Context, id int64) (*Pet, error) {
 	c.warnDeprecated(ctx)
 	var pet *Pet
