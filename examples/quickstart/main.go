@@ -1,13 +1,17 @@
 // Quickstart lists the available animals, adds one, and lists them again.
 //
-// With PETSTORE_API_KEY set, it talks to the deployment at PETSTORE_BASE_URL
-// (production when that is unset). Without it, it starts an in-memory fake
-// Pet Store (package petstoretest) in the process, so it runs anywhere:
+// Without PETSTORE_API_KEY, it starts an in-memory fake Pet Store (package
+// petstoretest) in the process, so it runs anywhere:
 //
 //	go run ./examples/quickstart
+//
+// With PETSTORE_API_KEY set, it talks to staging, or to PETSTORE_BASE_URL
+// when that is set, and says which URL first: a quick start adds an animal,
+// and never to production unless told to.
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -40,8 +44,11 @@ func run(ctx context.Context, w io.Writer) error {
 		fmt.Fprintln(w, "PETSTORE_API_KEY is not set: using an in-memory Pet Store (package petstoretest).")
 		c, err = petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
 	} else {
-		fmt.Fprintln(w, "Using PETSTORE_API_KEY and PETSTORE_BASE_URL (default: "+petstore.ProductionURL+").")
-		c, err = petstore.NewClient("") // reads PETSTORE_API_KEY and PETSTORE_BASE_URL
+		// Staging, unless PETSTORE_BASE_URL says otherwise: never
+		// production by default, as NewClient alone would.
+		base := cmp.Or(os.Getenv("PETSTORE_BASE_URL"), petstore.StagingURL)
+		fmt.Fprintf(w, "Using PETSTORE_API_KEY at %s (set PETSTORE_BASE_URL to change it).\n", base)
+		c, err = petstore.NewClient("", petstore.WithBaseURL(base)) // reads PETSTORE_API_KEY
 	}
 	if err != nil {
 		return err

@@ -52,8 +52,31 @@ func TestRunWithKeyUsesTheEnvironment(t *testing.T) {
 	if diff := cmp.Diff(want, srv.Created()); diff != "" {
 		t.Errorf("animals created on the deployment mismatch (-want +got):\n%s", diff)
 	}
-	if got := out.String(); !strings.Contains(got, "  #1 Max (available)\n") || strings.Contains(got, "in-memory") {
-		t.Errorf("run output = %q, want the deployment's animals and no fake", got)
+	got := out.String()
+	if !strings.HasPrefix(got, "Using PETSTORE_API_KEY at "+srv.URL+" ") || !strings.Contains(got, "  #1 Max (available)\n") || strings.Contains(got, "in-memory") {
+		t.Errorf("run output = %q, want the URL, the deployment's animals and no fake", got)
+	}
+}
+
+func TestRunWithKeyDefaultsToStaging(t *testing.T) {
+	// Not parallel: t.Setenv.
+	t.Setenv("PETSTORE_API_KEY", "some-key")
+	t.Setenv("PETSTORE_BASE_URL", "")
+	// A context that has ended: the SDK sends nothing, so the test needs
+	// no network, and run still says where it would have gone.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	err := run(ctx, &out)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("run: %v, want context.Canceled", err)
+	}
+	want := "Using PETSTORE_API_KEY at " + petstore.StagingURL + " (set PETSTORE_BASE_URL to change it).\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("run output mismatch (-want +got):\n%s", diff)
+	}
+	if strings.Contains(out.String(), petstore.ProductionURL) {
+		t.Errorf("run output names production: %q", out.String())
 	}
 }
 
