@@ -40,7 +40,7 @@ func newEventLog(form string, w io.Writer, key string) *eventLog {
 		}}
 		return &eventLog{json: slog.New(slog.NewJSONHandler(w, opts))}
 	}
-	return &eventLog{text: log.New(&redactingWriter{w: w, r: r}, "", log.Ltime|log.Lmicroseconds)}
+	return &eventLog{text: log.New(r.Writer(w), "", log.Ltime|log.Lmicroseconds)}
 }
 
 // Printf logs a message: a line in text, a record of level INFO in json.
@@ -105,20 +105,4 @@ func logRequests(next http.Handler, l *eventLog) http.Handler {
 		defer func() { l.request(r, o, time.Since(start)) }()
 		next.ServeHTTP(w, r)
 	})
-}
-
-// redactingWriter writes to w what it is given, with every form of a key
-// replaced. A log.Logger makes one Write per line, so a key is never split
-// between two Writes.
-type redactingWriter struct {
-	w io.Writer
-	r *redact.Redactor
-}
-
-// Write writes p, redacted, and reports all of p written.
-func (rw *redactingWriter) Write(p []byte) (int, error) {
-	if _, err := rw.w.Write(rw.r.Bytes(p, false)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

@@ -20,6 +20,25 @@ import (
 	"io"
 )
 
+// Writer returns a writer that writes to w what it is given, with every form
+// of the key replaced. Each Write is redacted on its own: give it whole
+// lines or records (a log.Logger or slog handler writes one per Write, a
+// JSON encoder one per Encode), so that a key is never split between two.
+func (r *Redactor) Writer(w io.Writer) io.Writer { return &writer{w: w, r: r} }
+
+type writer struct {
+	w io.Writer
+	r *Redactor
+}
+
+// Write writes p, redacted, and reports all of p written.
+func (w *writer) Write(p []byte) (int, error) {
+	if _, err := w.w.Write(w.r.Bytes(p, false)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // marker replaces each form of the key.
 const marker = "[REDACTED]"
 

@@ -319,3 +319,18 @@ func fold(c byte) byte {
 	}
 	return c
 }
+
+func TestWriter(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	w := New("sk/Secret+1").Writer(&out)
+	for _, line := range []string{"key sk/Secret+1\n", "escaped sk\\/Secret+1 sk%2fSecret%2B1\n", "none\n"} {
+		if n, err := w.Write([]byte(line)); n != len(line) || err != nil {
+			t.Errorf("Write(%q) = %d, %v; want %d, nil", line, n, err, len(line))
+		}
+	}
+	want := "key [REDACTED]\nescaped [REDACTED] [REDACTED]\nnone\n"
+	if got := out.String(); got != want {
+		t.Errorf("written %q; want %q", got, want)
+	}
+}
