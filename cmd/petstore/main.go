@@ -89,7 +89,8 @@ type globals struct {
 // logs to stderr, both with the key redacted, and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	red := redact.New(os.Getenv("PETSTORE_API_KEY"))
-	stdout, stderr = &redacted{w: stdout, r: red}, &redacted{w: stderr, r: red}
+	// Every write below is a whole line or record (see redact.Writer).
+	stdout, stderr = red.Writer(stdout), red.Writer(stderr)
 
 	var g globals
 	fs := flag.NewFlagSet("petstore", flag.ContinueOnError)
@@ -229,19 +230,4 @@ func flagExit(err error) int {
 // is one line on stderr whatever a server put in it.
 func oneLine(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), " ")
-}
-
-// redacted writes to w with the key replaced, in every form redact knows.
-// Every write of the program is a whole line or record, so a key is never
-// split across two writes.
-type redacted struct {
-	w io.Writer
-	r *redact.Redactor
-}
-
-func (w *redacted) Write(p []byte) (int, error) {
-	if _, err := w.w.Write(w.r.Bytes(p, false)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
