@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# An integration script on the command line petstore (cmd/petstore): it
+# starts petstore-fake, adds an animal, looks animals up, and branches on
+# petstore's exit statuses (0 ok, 1 failure, 2 usage, 3 key, 4 not found,
+# 5 check found a deviation); then it holds the fake to the interface with
+# petstore check -write. Against a real deployment, drop the fake and set
+# PETSTORE_API_KEY (and -staging or PETSTORE_BASE_URL) instead.
+#
+#   go build -o bin/ ./cmd/petstore ./cmd/petstore-fake
+#   PATH=$PWD/bin:$PATH bash examples/cli-script/script.sh
+set -u
+petstore=${PETSTORE:-petstore}
+fake=${PETSTORE_FAKE:-petstore-fake}
+
+dir=$(mktemp -d)
+fake_pid=
+cleanup() {
+	[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null && wait "$fake_pid" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+
+# The fake prints its two export lines once it accepts connections: read
+# them from a FIFO, which waits for them without polling.
+mkfifo "$dir/env"
+"$fake" -addr 127.0.0.1:0 >"$dir/env" 2>"$dir/fake.log" &
+fake_pid=$!
+{ read -r base && read -r key; } <"$dir/env" || { echo "petstore-fake did not start" >&2; exit 1; }
+eval "$base"
+eval "$key"
+
+# lookup prints the animal with id $1, or why there is none; it fails only
+# when trying again later or elsewhere could help.
+lookup() {
+	local pet
+	if pet=$("$petstore" get "$1" 2>"$dir/err"); then
+		echo "found $1: $pet"
+	else
+		case $? in
+		4) echo "no animal $1" ;;
+		3) echo "no access: check PETSTORE_API_KEY ($(cat "$dir/err"))"; return 1 ;;
+		2) echo "bad usage: $(cat "$dir/err")"; return 1 ;;
+		*) echo "failed, try later: $(cat "$dir/err")"; return 1 ;;
+		esac
+	fi
+}
+
+pet=$("$petstore" create -name Bella -category 1 -status available) || exit 1
+id=$(sed -n 's/^{"id":\([0-9]*\),.*/\1/p' <<<"$pet")
+echo "created $id"
+lookup "$id"
+lookup 999
+PETSTORE_API_KEY=not-the-key lookup "$id" || echo "(as expected)"
+lookup seven || echo "(as expected)"
+
+"$petstore" check -write >"$dir/check"
+case $? in
+0) echo "check: the deployment keeps to the interface ($(tail -n 1 "$dir/check"))" ;;
+5) echo "check: deviations:"; grep '^FAIL' "$dir/check"; exit 5 ;;
+*) echo "check could not run"; exit 1 ;;
+esac
