@@ -24,9 +24,15 @@ const wrongKey = "petstore-check-wrong-key"
 // checkName is the name create-pet gives its animal.
 const checkName = "petstore check"
 
-func pass(format string, a ...any) Result { return Result{Verdict: Pass, Detail: fmt.Sprintf(format, a...)} }
-func fail(format string, a ...any) Result { return Result{Verdict: Fail, Detail: fmt.Sprintf(format, a...)} }
-func info(format string, a ...any) Result { return Result{Verdict: Info, Detail: fmt.Sprintf(format, a...)} }
+func pass(format string, a ...any) Result {
+	return Result{Verdict: Pass, Detail: fmt.Sprintf(format, a...)}
+}
+func fail(format string, a ...any) Result {
+	return Result{Verdict: Fail, Detail: fmt.Sprintf(format, a...)}
+}
+func info(format string, a ...any) Result {
+	return Result{Verdict: Info, Detail: fmt.Sprintf(format, a...)}
+}
 
 // authMissingKey: a request without a key answers 401 with an Error body.
 func (r *run) authMissingKey(ctx context.Context) Result {
