@@ -24,14 +24,16 @@ const wrongKey = "petstore-check-wrong-key"
 // checkName is the name create-pet gives its animal.
 const checkName = "petstore check"
 
-func pass(format string, a ...any) Result {
-	return Result{Verdict: Pass, Detail: fmt.Sprintf(format, a...)}
-}
-func fail(format string, a ...any) Result {
-	return Result{Verdict: Fail, Detail: fmt.Sprintf(format, a...)}
-}
-func info(format string, a ...any) Result {
-	return Result{Verdict: Info, Detail: fmt.Sprintf(format, a...)}
+// pass, fail and info return a Result of their verdict, its Detail
+// formatted as fmt.Sprintf does; Run sets its Name.
+func pass(format string, a ...any) Result { return verdict(Pass, format, a...) }
+
+func fail(format string, a ...any) Result { return verdict(Fail, format, a...) }
+
+func info(format string, a ...any) Result { return verdict(Info, format, a...) }
+
+func verdict(v Verdict, format string, a ...any) Result {
+	return Result{Verdict: v, Detail: fmt.Sprintf(format, a...)}
 }
 
 // authMissingKey: a request without a key answers 401 with an Error body.
