@@ -156,12 +156,9 @@ func (r *run) client(key string, rewrite func(*http.Request) *http.Request) (*pe
 // pet-fields report) means the deployment cannot be checked.
 func (r *run) gate(ctx context.Context) error {
 	r.first, r.firstErr = r.main.ListPets(ctx, petstore.ListPetsParams{})
-	r.red = redact.New(r.cap.last().token)
-	if r.firstErr == nil {
-		r.keep(r.cap, true)
-		return nil
-	}
-	if x := r.cap.last(); ctx.Err() != nil || !x.success() {
+	x := r.cap.last()
+	r.red = redact.New(x.token)
+	if r.firstErr != nil && (ctx.Err() != nil || !x.success()) {
 		return fmt.Errorf("check: the first call failed: %w", r.firstErr)
 	}
 	r.keep(r.cap, true)
