@@ -187,3 +187,16 @@ func list(items []string) string {
 	}
 	return strings.Join(items[:3], "; ") + fmt.Sprintf("; and %d more", len(items)-3)
 }
+
+// plural returns n and noun, in the plural unless n is 1: "1 animal", "2
+// animals", "3 bodies".
+func plural(n int, noun string) string {
+	switch {
+	case n == 1:
+	case strings.HasSuffix(noun, "y"):
+		noun = noun[:len(noun)-1] + "ies"
+	default:
+		noun += "s"
+	}
+	return strconv.Itoa(n) + " " + noun
+}

@@ -69,7 +69,7 @@ func (r *run) listDefaultLimit(context.Context) Result {
 	if n := len(r.first); n > 20 {
 		return fail("GET /pets without a limit returned %d animals; the interface says at most 20 (the default limit)", n)
 	}
-	return pass("GET /pets without a limit returned %d animals (at most 20)", len(r.first))
+	return pass("GET /pets without a limit returned %s (at most 20)", plural(len(r.first), "animal"))
 }
 
 // listAll returns ListPets with a limit of 100, made on the first call only.
@@ -94,7 +94,7 @@ func (r *run) listLimit(ctx context.Context) Result {
 		return fail("GET /pets?limit=100 returned %d animals; the interface says at most 100", n)
 	}
 	if n < 2 {
-		return info("GET /pets?limit=100 returned %d animals: a limit below that number needs at least 2 to be checked", n)
+		return info("GET /pets?limit=100 returned %s: a limit below that number needs at least 2 to be checked", plural(n, "animal"))
 	}
 	page, err := r.main.ListPets(ctx, petstore.ListPetsParams{Limit: n - 1})
 	r.keep(r.cap, true)
@@ -124,11 +124,11 @@ func statusCheck(st petstore.PetStatus) func(*run, context.Context) Result {
 			}
 		}
 		if len(other) > 0 {
-			return fail("%s returned %d animals, %d of another status (%s); the interface says only %s ones",
-				what, len(pets), len(other), list(other), st)
+			return fail("%s returned %s, %d of another status (%s); the interface says only %s ones",
+				what, plural(len(pets), "animal"), len(other), list(other), st)
 		}
 		if len(pets) > 0 {
-			return pass("%s returned %d animals, all %s", what, len(pets), st)
+			return pass("%s returned %s, all %s", what, plural(len(pets), "animal"), st)
 		}
 		all, _ := r.listAll(ctx)
 		if k := countStatus(all, st); k > 0 {
@@ -231,7 +231,7 @@ func (r *run) listLimit101(ctx context.Context) Result {
 	var ae *petstore.APIError
 	switch {
 	case err == nil:
-		return info("GET /pets?limit=101 answered %d with %d animals", cp.last().status, len(pets))
+		return info("GET /pets?limit=101 answered %d with %s", cp.last().status, plural(len(pets), "animal"))
 	case errors.As(err, &ae):
 		return info("GET /pets?limit=101 answered %d: %s", ae.Status, r.short(err.Error()))
 	}
@@ -311,8 +311,8 @@ func (r *run) petFields(context.Context) Result {
 		}
 	}
 	if len(problems) > 0 {
-		return fail("%d problems (%s); the interface says every Pet has id (int64), name (string) and categoryId (int64), and status, if present, one of available, pending, sold",
-			len(problems), list(problems))
+		return fail("%s (%s); the interface says every Pet has id (int64), name (string) and categoryId (int64), and status, if present, one of available, pending, sold",
+			plural(len(problems), "problem"), list(problems))
 	}
-	return pass("%d animals in %d bodies have id, name and categoryId of their types, and status, if present, one of the three", n, len(r.bodies))
+	return pass("%s in %s have id, name and categoryId of their types, and status, if present, one of the three", plural(n, "animal"), plural(len(r.bodies), "body"))
 }

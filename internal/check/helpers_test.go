@@ -179,6 +179,17 @@ func replace(old, new string) func(int, []byte) (int, []byte) {
 	}
 }
 
+// ok2xx returns a response change that makes change to a 2xx response
+// only.
+func ok2xx(change func(int, []byte) (int, []byte)) func(int, []byte) (int, []byte) {
+	return func(status int, body []byte) (int, []byte) {
+		if status < 200 || status > 299 {
+			return status, body
+		}
+		return change(status, body)
+	}
+}
+
 // addName is a request change: a POST body without a name gets one.
 func addName(_ *petstoretest.Server, r *http.Request) {
 	var m map[string]any
