@@ -22,7 +22,9 @@ func unauthorizedAnswer(status int, contentType, body string) wrapper {
 }
 
 // giveKey is a request change: the request carries the fake's key.
-func giveKey(srv *petstoretest.Server, r *http.Request) { r.Header.Set("Authorization", "Bearer "+srv.APIKey) }
+func giveKey(srv *petstoretest.Server, r *http.Request) {
+	r.Header.Set("Authorization", "Bearer "+srv.APIKey)
+}
 
 // noKey matches the requests without an Authorization header.
 func noKey(r *http.Request) bool { return r.Header.Get("Authorization") == "" }
