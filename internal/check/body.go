@@ -31,10 +31,10 @@ func (r *run) keep(c *capture, array bool) {
 }
 
 // petsProblems returns how many Pet objects b holds and what is wrong with
-// them.
-func petsProblems(b body) (int, []string) {
+// them, a text of the server's shown with show.
+func petsProblems(b body, show func(string) string) (int, []string) {
 	if !b.array {
-		return 1, petProblems("the Pet", b.data)
+		return 1, petProblems("the Pet", b.data, show)
 	}
 	var pets []json.RawMessage
 	if err := json.Unmarshal(b.data, &pets); err != nil || pets == nil {
@@ -42,13 +42,14 @@ func petsProblems(b body) (int, []string) {
 	}
 	var problems []string
 	for i, p := range pets {
-		problems = append(problems, petProblems("pet "+strconv.Itoa(i), p)...)
+		problems = append(problems, petProblems("pet "+strconv.Itoa(i), p, show)...)
 	}
 	return len(pets), problems
 }
 
-// petProblems returns what is wrong with one Pet object, named which.
-func petProblems(which string, raw []byte) []string {
+// petProblems returns what is wrong with one Pet object, named which, a
+// text of the server's shown with show.
+func petProblems(which string, raw []byte, show func(string) string) []string {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return []string{which + " is not a JSON object"}
@@ -76,7 +77,7 @@ func petProblems(which string, raw []byte) []string {
 		if !isString(v) || json.Unmarshal(v, &st) != nil {
 			problems = append(problems, which+": status is "+kind(v)+", not a string")
 		} else if st != petstore.PetStatusAvailable && st != petstore.PetStatusPending && st != petstore.PetStatusSold {
-			problems = append(problems, fmt.Sprintf("%s: status is %q, not available, pending or sold", which, st))
+			problems = append(problems, which+": status is "+show(string(st))+", not available, pending or sold")
 		}
 	}
 	return problems
@@ -174,6 +175,10 @@ func (r *run) short(s string) string {
 	}
 	return s[:i] + "..."
 }
+
+// quote returns s, a text of the server's, shortened and quoted: redacted
+// before it is quoted, as quoting doubles the backslash of an escape.
+func (r *run) quote(s string) string { return strconv.Quote(r.short(s)) }
 
 // pet describes p in a Detail.
 func (r *run) pet(p petstore.Pet) string {

@@ -304,7 +304,7 @@ func (r *run) petFields(context.Context) Result {
 	var problems []string
 	n := 0
 	for _, b := range r.bodies {
-		k, ps := petsProblems(b)
+		k, ps := petsProblems(b, r.quote)
 		n += k
 		for _, p := range ps {
 			problems = append(problems, b.label+": "+r.short(p))
