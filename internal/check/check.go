@@ -48,9 +48,10 @@ func (r Result) String() string { return string(r.Verdict) + " " + r.Name + ": "
 type Config struct {
 	APIKey string // "": $PETSTORE_API_KEY, as petstore.NewClient finds it
 	// Options say how to reach the deployment: base URL, retries, timeout,
-	// logger. Run sends through an HTTP transport of its own (a clone of
-	// http.DefaultTransport, which reads the proxy from the environment),
-	// so a WithHTTPClient among them is overridden.
+	// logger. Run sends through an HTTP transport of its own, a clone of
+	// http.DefaultTransport (which reads the proxy from the environment), or
+	// http.DefaultTransport itself if a program replaced it with another
+	// kind: a WithHTTPClient among them is overridden.
 	Options []petstore.Option
 	Write   bool // also create one animal and send a body without a name
 }
@@ -64,9 +65,12 @@ type Config struct {
 // during the checks ends them too, with its error (the results reported
 // until then stand).
 func Run(ctx context.Context, cfg Config, report func(Result)) (fails int, err error) {
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	defer base.CloseIdleConnections()
-	s := &run{cfg: cfg, base: base}
+	s := &run{cfg: cfg, base: http.DefaultTransport} // replaced by a mock, say
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		base := t.Clone()
+		defer base.CloseIdleConnections()
+		s.base = base
+	}
 	if s.main, s.cap, err = s.client(cfg.APIKey, nil); err != nil {
 		return 0, fmt.Errorf("check: %w", err)
 	}
@@ -125,7 +129,7 @@ var checks = []struct {
 // later ones use.
 type run struct {
 	cfg  Config
-	base *http.Transport  // under every client of the run
+	base http.RoundTripper // under every client of the run
 	main *petstore.Client // with the key, sending as the SDK does
 	cap  *capture         // main's
 	red  *redact.Redactor // finds the key the main client sent

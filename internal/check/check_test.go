@@ -205,6 +205,7 @@ func TestIsProduction(t *testing.T) {
 		{"https://petstore.example.com", true},
 		{"https://PetStore.Example.COM/v1", true},
 		{"https://petstore.example.com:443/v1", true},
+		{"https://petstore.example.com:/v1", true}, // an empty port is the default one
 		{"https://petstore.example.com./v1", true}, // the same DNS name
 		{"http://petstore.example.com/v1", true},   // plain http still reaches it
 		{"https://PETSTORE.EXAMPLE.COM.:443/v1/", true},
@@ -217,6 +218,7 @@ func TestIsProduction(t *testing.T) {
 		{"http://127.0.0.1:8080/v1", false},
 		{"petstore.example.com/v1", false}, // no scheme: a path, which NewClient refuses
 		{"https://petstore.example.com:bad/v1", false},
+		{"https://petstore%2Eexample.com/v1", false}, // unparsable: NewClient refuses it
 		{"://petstore.example.com", false},
 		{"https://[::1/v1", false},
 	}
