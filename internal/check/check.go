@@ -130,9 +130,9 @@ var checks = []struct {
 type run struct {
 	cfg  Config
 	base http.RoundTripper // under every client of the run
-	main *petstore.Client // with the key, sending as the SDK does
-	cap  *capture         // main's
-	red  *redact.Redactor // finds the key the main client sent
+	main *petstore.Client  // with the key, sending as the SDK does
+	cap  *capture          // main's
+	red  *redact.Redactor  // finds the key the main client sent
 
 	first    []petstore.Pet // the gate's ListPets (no limit)
 	firstErr error          // a 2xx the SDK refused
