@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/petstore/petstore-go"
@@ -188,5 +189,6 @@ func IsProduction(baseURL string) bool {
 	}
 	prod, _ := url.Parse(petstore.ProductionURL)
 	host := strings.TrimSuffix(u.Hostname(), ".")
-	return host != "" && strings.EqualFold(host, prod.Hostname()) && (u.Port() == "" || u.Port() == "443")
+	port, err := strconv.Atoi(u.Port()) // as the dialer reads it: 0443 is 443
+	return host != "" && strings.EqualFold(host, prod.Hostname()) && (u.Port() == "" || err == nil && port == 443)
 }

@@ -212,6 +212,8 @@ func TestIsProduction(t *testing.T) {
 		{"", true}, // NewClient's default, with no PETSTORE_BASE_URL
 		{petstore.StagingURL, false},
 		{"https://petstore.example.com:8443/v1", false},
+		{"https://petstore.example.com:0443/v1", true},
+		{"https://petstore.example.com:00443/v1", true},
 		{"https://petstore.example.com.evil.test/v1", false},
 		{"https://evil.test/petstore.example.com/v1", false},
 		{"https://petstore.example.co/v1", false},
