@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/petstore/petstore-go/internal/errbody"
 	"github.com/petstore/petstore-go/internal/jsonscan"
 )
 
 // Differential fuzz tests of the body decoders (decodePets and decodePet in
-// pets.go, decodeErrorBody in errors.go): each must accept, refuse and read
+// pets.go, errbody.Decode in internal/errbody): each must accept, refuse and read
 // every input as the reference decoders below, which use encoding/json as
 // the SDK once did. Their seeds (the f.Add calls and testdata/fuzz/<Name>)
 // run in every go test; .ci/run also fuzzes each for a bounded time:
@@ -82,33 +83,38 @@ func refDecodePets(data []byte) ([]Pet, error) {
 	return pets, nil
 }
 
-// refDecodeErrorBody is decodeErrorBody's reference. JSON is what
+// refDecodeErrorBody is errbody.Decode's reference. JSON is what
 // encoding/json decodes into a struct with json.RawMessage code and message
-// fields (the same matching of names, the last member winning); with more,
+// fields (the same matching of names, the last errbody.Member winning); with more,
 // JSON cut short is walked with encoding/json's Decoder.Token (refCut).
-func refDecodeErrorBody(data []byte, more bool) (errorBody, error) {
+func refDecodeErrorBody(data []byte, more bool) (errbody.Body, error) {
 	var raw json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		if !more {
-			return errorBody{}, err
+			return errbody.Body{}, err
 		}
 		return refCut(data, err)
 	}
-	e := errorBody{kind: refKind(raw[0])}
-	if e.kind == jsonscan.Object {
+	e := errbody.Body{Kind: refKind(raw[0])}
+	if e.Kind == jsonscan.Object {
 		var shape struct {
 			Code    json.RawMessage `json:"code"`
 			Message json.RawMessage `json:"message"`
 		}
 		if err := json.Unmarshal(data, &shape); err != nil {
-			return errorBody{}, fmt.Errorf("encoding/json refuses into a struct what it accepts: %w", err)
+			return errbody.Body{}, fmt.Errorf("encoding/json refuses into a struct what it accepts: %w", err)
 		}
-		e.code, e.message = refMember(shape.Code), refMember(shape.Message)
+		e.Code, e.Message = refMember(shape.Code), refMember(shape.Message)
 	}
-	if e.kind == jsonscan.Number && more && !isSpace(data[len(data)-1]) {
-		e.cut = true // the number reaches the end: the rest may hold more digits
+	if e.Kind == jsonscan.Number && more && !isJSONSpace(data[len(data)-1]) {
+		e.Cut = true // the number reaches the end: the rest may hold more digits
 	}
 	return e, nil
+}
+
+// isJSONSpace reports whether c is JSON whitespace.
+func isJSONSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
 // refKind is the kind of the JSON value that starts with c.
@@ -130,15 +136,15 @@ func refKind(c byte) jsonscan.Kind {
 	return jsonscan.Invalid
 }
 
-// refMember is the member a whole JSON value raw makes (nil: no member).
-func refMember(raw json.RawMessage) member {
+// refMember is the errbody.Member a whole JSON value raw makes (nil: no errbody.Member).
+func refMember(raw json.RawMessage) errbody.Member {
 	if raw == nil || string(raw) == "null" {
-		return member{}
+		return errbody.Member{}
 	}
-	m := member{kind: refKind(raw[0])}
-	switch m.kind {
+	m := errbody.Member{Kind: refKind(raw[0])}
+	switch m.Kind {
 	case jsonscan.String:
-		if err := json.Unmarshal(raw, &m.text); err != nil {
+		if err := json.Unmarshal(raw, &m.Text); err != nil {
 			panic(err)
 		}
 	}
@@ -148,95 +154,95 @@ func refMember(raw json.RawMessage) member {
 // refCut reads data, which encoding/json refuses with err, as the start of
 // a longer body: the start of JSON if encoding/json's Decoder.Token walks it
 // to its end without a syntax error, within the top-level value. Of a
-// top-level object it keeps the code and message that stand whole; a member
+// top-level object it keeps the code and message that stand whole; a errbody.Member
 // counts from its colon on.
-func refCut(data []byte, err error) (errorBody, error) {
+func refCut(data []byte, err error) (errbody.Body, error) {
 	first := bytes.TrimLeft(data, " \t\r\n")
 	if len(first) == 0 {
-		return errorBody{}, err // no value at all
+		return errbody.Body{}, err // no value at all
 	}
-	e := errorBody{kind: refKind(first[0]), cut: true}
+	e := errbody.Body{Kind: refKind(first[0]), Cut: true}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	depth := 0
 	var (
-		key      *member // of the top-level object's member whose name was read last, if one of the two
-		keyEnd   int     // where that name ends
-		inValue  bool    // the top-level object's current member's value has started
-		inMember *member // key, while its value is an array or object being read
+		key      *errbody.Member // of the top-level object's errbody.Member whose name was read last, if one of the two
+		keyEnd   int             // where that name ends
+		inValue  bool            // the top-level object's current errbody.Member's value has started
+		inMember *errbody.Member // key, while its value is an array or object being read
 	)
 	for {
 		tok, terr := dec.Token()
 		if terr == io.EOF || terr == io.ErrUnexpectedEOF {
 			switch {
 			case inMember != nil:
-				inMember.cut = true
-			case e.kind == jsonscan.Object && depth == 1 && !inValue && keyEnd > 0:
-				// Cut after a member's name: it counts if its colon was read.
+				inMember.Cut = true
+			case e.Kind == jsonscan.Object && depth == 1 && !inValue && keyEnd > 0:
+				// Cut after a errbody.Member's name: it counts if its colon was read.
 				rest := bytes.TrimLeft(data[keyEnd:], " \t\r\n")
 				if key != nil && len(rest) > 0 && rest[0] == ':' {
-					*key = member{}
+					*key = errbody.Member{}
 					if v := bytes.TrimLeft(rest[1:], " \t\r\n"); len(v) > 0 && refKind(v[0]) != jsonscan.Null {
-						*key = member{kind: refKind(v[0]), cut: true}
+						*key = errbody.Member{Kind: refKind(v[0]), Cut: true}
 					}
 				}
 			}
 			return e, nil
 		}
 		if terr != nil {
-			return errorBody{}, terr
+			return errbody.Body{}, terr
 		}
-		atTop := e.kind == jsonscan.Object && depth == 1
+		atTop := e.Kind == jsonscan.Object && depth == 1
 		switch tok := tok.(type) {
 		case json.Delim:
 			if tok == '{' || tok == '[' {
 				if atTop {
 					if key != nil {
-						*key = member{kind: refKind(byte(tok))}
+						*key = errbody.Member{Kind: refKind(byte(tok))}
 						inMember = key
 					}
 					inValue = true
 				}
 				if depth++; depth > jsonscan.MaxDepth {
-					return errorBody{}, err
+					return errbody.Body{}, err
 				}
 				continue
 			}
 			depth--
-			if e.kind == jsonscan.Object && depth == 1 {
+			if e.Kind == jsonscan.Object && depth == 1 {
 				inMember, inValue, keyEnd = nil, false, 0
 			}
 		case string:
-			if atTop && !inValue && keyEnd == 0 { // a member's name
+			if atTop && !inValue && keyEnd == 0 { // a errbody.Member's name
 				key, keyEnd = nil, int(dec.InputOffset())
 				switch {
 				case strings.EqualFold(tok, "code"):
-					key = &e.code
+					key = &e.Code
 				case strings.EqualFold(tok, "message"):
-					key = &e.message
+					key = &e.Message
 				}
 				continue
 			}
 			if atTop && key != nil {
-				*key = member{kind: jsonscan.String, text: tok}
+				*key = errbody.Member{Kind: jsonscan.String, Text: tok}
 			}
 		default: // a number, a boolean or null
 			if atTop && key != nil {
 				switch tok.(type) {
 				case json.Number:
-					*key = member{kind: jsonscan.Number}
+					*key = errbody.Member{Kind: jsonscan.Number}
 					if dec.InputOffset() == int64(len(data)) {
-						*key = member{kind: jsonscan.Number, cut: true}
+						*key = errbody.Member{Kind: jsonscan.Number, Cut: true}
 					}
 				case bool:
-					*key = member{kind: jsonscan.Bool}
+					*key = errbody.Member{Kind: jsonscan.Bool}
 				case nil:
-					*key = member{}
+					*key = errbody.Member{}
 				}
 			}
 		}
 		if depth == 0 {
-			return errorBody{}, err // a whole value, then something else
+			return errbody.Body{}, err // a whole value, then something else
 		}
 		if atTop {
 			inValue, keyEnd = false, 0
@@ -393,7 +399,7 @@ func FuzzDecodePet(f *testing.F) {
 	})
 }
 
-// FuzzDecodeErrorBody checks decodeErrorBody against encoding/json, each
+// FuzzDecodeErrorBody checks errbody.Decode against encoding/json, each
 // input read both as a whole body and as the start of a longer one.
 func FuzzDecodeErrorBody(f *testing.F) {
 	for _, s := range seeds {
@@ -402,12 +408,12 @@ func FuzzDecodeErrorBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, more := range []bool{false, true} {
 			want, wantErr := refDecodeErrorBody(data, more)
-			got, gotErr := decodeErrorBody(data, more)
+			got, gotErr := errbody.Decode(data, more)
 			if (gotErr == nil) != (wantErr == nil) {
-				t.Fatalf("decodeErrorBody(%s, %v): error %v; encoding/json: %v", short(data), more, gotErr, wantErr)
+				t.Fatalf("errbody.Decode(%s, %v): error %v; encoding/json: %v", short(data), more, gotErr, wantErr)
 			}
-			if diff := cmp.Diff(want, got, cmp.AllowUnexported(errorBody{}, member{})); diff != "" {
-				t.Fatalf("decodeErrorBody(%s, %v) differs from encoding/json (-want +got):\n%s", short(data), more, diff)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("errbody.Decode(%s, %v) differs from encoding/json (-want +got):\n%s", short(data), more, diff)
 			}
 		}
 	})

@@ -809,16 +809,6 @@ func TestKeyInMalformedResponseIsRedacted(t *testing.T) {
 	}
 }
 
-// TestDecodeErrorBodyAllocs checks that decoding an Error body allocates
-// its two strings and nothing else. Not parallel: testing.AllocsPerRun
-// counts every goroutine's allocations.
-func TestDecodeErrorBodyAllocs(t *testing.T) {
-	body := []byte(`{"code":"not_found","message":"pet 7 not found","status":404}`)
-	if n := testing.AllocsPerRun(10, func() { _, _ = decodeErrorBody(body, false) }); n > 2 {
-		t.Errorf("decodeErrorBody: %v allocations; want at most 2", n)
-	}
-}
-
 // collection404 is what the Message of a 404 from the pets collection at
 // path ends with.
 func collection404(path string) string {
