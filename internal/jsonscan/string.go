@@ -12,15 +12,16 @@ import (
 // escaped. Its methods give its value as encoding/json unescapes it.
 type Str struct {
 	raw   []byte
-	plain bool // only ASCII, no backslash: raw is the value
+	plain bool // no backslash, valid UTF-8: raw is the value
 }
 
 // Raw returns the string's bytes as they stand in the input, escapes
 // included. For a Str that is [Str.Plain], they are its value.
 func (s Str) Raw() []byte { return s.raw }
 
-// Plain reports that the string has no escape and only ASCII, so that
-// [Str.Raw] is its value.
+// Plain reports that the string has no escape and is valid UTF-8 (so
+// ASCII, or non-ASCII letters as they are), so that [Str.Raw] is its
+// value.
 func (s Str) Plain() bool { return s.plain }
 
 // Str reads a string.
@@ -92,8 +93,11 @@ func (d *Decoder) str() (Str, error) {
 			d.pos = i
 			return Str{}, d.errorf("control character in string")
 		default: // a byte >= 0x80: any is accepted, invalid UTF-8 included
-			plain = false
-			i++
+			r, n := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && n == 1 {
+				plain = false // to become U+FFFD
+			}
+			i += n
 		}
 	}
 }
@@ -265,7 +269,7 @@ func (s Str) EqualFold(name string) bool {
 	i, j := 0, 0
 	for i < len(raw) && j < len(name) {
 		var a, b rune
-		if c := raw[i]; s.plain || c < utf8.RuneSelf && c != '\\' {
+		if c := raw[i]; c < utf8.RuneSelf && (s.plain || c != '\\') {
 			a = rune(c)
 			i++
 		} else {
