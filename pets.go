@@ -305,6 +305,7 @@ func decodePets(data []byte) ([]Pet, error) {
 	pets := make([]Pet, 0, n)
 	var spans [maxPets]jsonscan.Span
 	names := spans[:0] // each Pet's name as read
+	size := 0          // and their length, unescaped
 	arr := d.Array()
 	for arr.Next() {
 		switch d.Next() {
@@ -323,6 +324,7 @@ func decodePets(data []byte) ([]Pet, error) {
 		}
 		pets = append(pets, Pet{ID: p.id, CategoryID: p.categoryID, Status: p.petStatus()})
 		names = append(names, p.name)
+		size += d.At(p.name).Len()
 	}
 	if err := arr.Err(); err != nil {
 		return nil, err
@@ -330,18 +332,14 @@ func decodePets(data []byte) ([]Pet, error) {
 	if err := d.End(); err != nil {
 		return nil, err
 	}
-	setNames(d, pets, names)
+	setNames(d, pets, names, size)
 	return pets, nil
 }
 
-// setNames sets each Pet's Name, all of them slices of one string: names
-// are where d read them. The escaped ones are unescaped through one
-// buffer, on the stack unless one is long.
-func setNames(d *jsonscan.Decoder, pets []Pet, names []jsonscan.Span) {
-	size := 0
-	for _, sp := range names {
-		size += d.At(sp).Len()
-	}
+// setNames sets each Pet's Name, all of them slices of one string of size
+// bytes: names are where d read them. The escaped ones are unescaped
+// through one buffer, on the stack unless one is long.
+func setNames(d *jsonscan.Decoder, pets []Pet, names []jsonscan.Span, size int) {
 	var b strings.Builder
 	b.Grow(size)
 	var buf [128]byte
