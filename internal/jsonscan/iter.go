@@ -56,12 +56,15 @@ func (it *Iter) Next() bool {
 	d := it.d
 	if f := it.fields; f != nil && d.pos+17 <= len(d.data) {
 		pos := d.pos
-		b := d.data[pos : pos+17] // one bounds check for what follows
+		b := d.data[pos : pos+17 : pos+17] // one bounds check for what follows
 		k := it.field + 1
 		if k >= len(f.quoted) {
 			k = 0
 		}
 		q := &f.quoted[k]
+		if b[0] == '}' && it.state == iterMore {
+			return it.end()
+		}
 		if binary.LittleEndian.Uint64(b[1:9])&q.mask0 == q.word0 && binary.LittleEndian.Uint64(b[9:17])&q.mask1 == q.word1 {
 			switch {
 			case b[0] == ',' && it.state == iterMore:

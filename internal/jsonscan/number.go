@@ -22,9 +22,35 @@ func (d *Decoder) Int64OrNull() (v int64, ok bool, err error) {
 	return v, err == nil, err
 }
 
-// int64 is Int64 after the whitespace. Where eight bytes are left, it
-// reads up to eight digits at once (see digits8).
+// int64 is Int64 after the whitespace. It first looks for what most
+// numbers are: a sign or not, then one to seven digits, the first not 0,
+// and the byte after them in a window of nine bytes, the digits read at
+// once (see digits8).
 func (d *Decoder) int64() (int64, error) {
+	if i := d.pos; i+9 <= len(d.data) {
+		b := d.data[i : i+9 : i+9] // one bounds check for what follows
+		w := binary.LittleEndian.Uint64(b[:8])
+		neg := byte(w) == '-'
+		if neg {
+			w = binary.LittleEndian.Uint64(b[1:9])
+			i++
+		}
+		if byte(w)-'1' <= 8 {
+			u, n := digits8(w)
+			if c := byte(w >> (8 * n & 63)); n < 8 && c != '.' && c != 'e' && c != 'E' {
+				d.pos = i + n
+				if neg {
+					return -int64(u), nil
+				}
+				return int64(u), nil
+			}
+		}
+	}
+	return d.int64Rest()
+}
+
+// int64Rest is int64 for any number.
+func (d *Decoder) int64Rest() (int64, error) {
 	data := d.data
 	i := d.pos
 	neg := false
@@ -89,7 +115,7 @@ func digits8(w uint64) (uint64, int) {
 	t := (w&high | (w+6*ones)&high>>4) ^ (0x33 * ones)
 	n := bits.TrailingZeros64(t) / 8 // 8 when all are digits
 	// The n digits to the top, zeros before them: as many leading zeros.
-	v := (w << (64 - 8*n)) & (0x0F * ones)
+	v := (w << ((64 - 8*n) & 63)) & (0x0F * ones) // n is 1 to 8
 	v = v * (10<<8 + 1) >> 8 & 0x00FF00FF00FF00FF
 	v = v * (100<<16 + 1) >> 16 & 0x0000FFFF0000FFFF
 	return v * (10000<<32 + 1) >> 32, n

@@ -12,9 +12,13 @@ type Span struct {
 // SpanOrNull reads a string as [Decoder.StrOrNull] does, and returns where
 // it stands instead.
 func (d *Decoder) SpanOrNull() (sp Span, ok bool, err error) {
-	s, ok, err := d.StrOrNull()
-	if !ok {
-		return Span{}, ok, err
+	if d.ws() != '"' {
+		_, _, err = d.StrOrNull() // a null, or the error
+		return Span{}, false, err
+	}
+	s, err := d.str()
+	if err != nil {
+		return Span{}, false, err
 	}
 	end := d.pos - 1 // at the closing quote
 	return Span{start: end - len(s.raw), end: end, plain: s.plain}, true, nil

@@ -55,14 +55,65 @@ var strPlain = func() (t [256]bool) {
 	return t
 }()
 
-// str reads the string that starts at d.pos (at its quote).
+// str reads the string that starts at d.pos (at its quote). Most strings
+// hold nothing but ASCII that stands for itself: it looks at eight bytes at
+// a time for the first byte that does not, and returns if it is the
+// closing quote.
 func (d *Decoder) str() (Str, error) {
 	data := d.data
 	start := d.pos + 1
-	i := start
+	rest := data[start:]
+	for len(rest) >= 8 {
+		if m := special(binary.LittleEndian.Uint64(rest[:8])); m != 0 {
+			rest = rest[bits.TrailingZeros64(m)/8:]
+			break
+		}
+		rest = rest[8:]
+	}
+	for len(rest) > 0 && strPlain[rest[0]] {
+		rest = rest[1:]
+	}
+	i := len(data) - len(rest)
+	if len(rest) > 0 && rest[0] == '"' {
+		d.pos = i + 1
+		return Str{raw: data[start:i], plain: true}, nil
+	}
+	return d.strRest(start, i)
+}
+
+// strRest is str from data[i], where the string does not end, or has an
+// escape, a control character or a byte >= 0x80.
+func (d *Decoder) strRest(start, i int) (Str, error) {
+	data := d.data
 	plain := true
 	for {
-		// Eight bytes at a time while none needs a look, then one by one.
+		switch {
+		case i >= len(data):
+			d.pos = i
+			return Str{}, d.syntaxError()
+		case data[i] == '"':
+			d.pos = i + 1
+			return Str{raw: data[start:i], plain: plain}, nil
+		case data[i] == '\\':
+			plain = false
+			n, err := d.escape(i)
+			if err != nil {
+				return Str{}, err
+			}
+			i += n
+		case data[i] < 0x20:
+			d.pos = i
+			return Str{}, d.errorf("control character in string")
+		case data[i] >= utf8.RuneSelf: // any is accepted, invalid UTF-8 included
+			r, n := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && n == 1 {
+				plain = false // to become U+FFFD
+			}
+			i += n
+		default:
+			i++
+		}
+		// On to the next byte that does not stand for itself.
 		for i+8 <= len(data) {
 			m := special(binary.LittleEndian.Uint64(data[i:]))
 			if m != 0 {
@@ -73,31 +124,6 @@ func (d *Decoder) str() (Str, error) {
 		}
 		for i < len(data) && strPlain[data[i]] {
 			i++
-		}
-		if i >= len(data) {
-			d.pos = i
-			return Str{}, d.syntaxError()
-		}
-		switch c := data[i]; {
-		case c == '"':
-			d.pos = i + 1
-			return Str{raw: data[start:i], plain: plain}, nil
-		case c == '\\':
-			plain = false
-			n, err := d.escape(i)
-			if err != nil {
-				return Str{}, err
-			}
-			i += n
-		case c < 0x20:
-			d.pos = i
-			return Str{}, d.errorf("control character in string")
-		default: // a byte >= 0x80: any is accepted, invalid UTF-8 included
-			r, n := utf8.DecodeRune(data[i:])
-			if r == utf8.RuneError && n == 1 {
-				plain = false // to become U+FFFD
-			}
-			i += n
 		}
 	}
 }
