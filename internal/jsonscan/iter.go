@@ -78,6 +78,9 @@ func (it *Iter) Next() bool {
 			d.pos = pos + 1 + q.len
 			return true
 		}
+	} else if pos := d.pos; it.close == ']' && it.state == iterMore && pos < len(d.data) && d.data[pos] == ',' {
+		d.pos = pos + 1 // the next element, as most JSON has it
+		return true
 	}
 	return it.next()
 }

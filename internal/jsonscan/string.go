@@ -62,21 +62,19 @@ var strPlain = func() (t [256]bool) {
 func (d *Decoder) str() (Str, error) {
 	data := d.data
 	start := d.pos + 1
-	rest := data[start:]
-	for len(rest) >= 8 {
-		if m := special(binary.LittleEndian.Uint64(rest[:8])); m != 0 {
-			rest = rest[bits.TrailingZeros64(m)/8:]
-			break
+	i := start
+	for ; i <= len(data)-8; i += 8 {
+		if m := special(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) / 8
+			if data[i] == '"' {
+				d.pos = i + 1
+				return Str{raw: data[start:i], plain: true}, nil
+			}
+			return d.strRest(start, i)
 		}
-		rest = rest[8:]
 	}
-	for len(rest) > 0 && strPlain[rest[0]] {
-		rest = rest[1:]
-	}
-	i := len(data) - len(rest)
-	if len(rest) > 0 && rest[0] == '"' {
-		d.pos = i + 1
-		return Str{raw: data[start:i], plain: true}, nil
+	for i < len(data) && strPlain[data[i]] {
+		i++
 	}
 	return d.strRest(start, i)
 }
