@@ -8,25 +8,20 @@ import (
 // Int64 reads a number that must be an int64, as encoding/json requires
 // for an int64 field: no fraction, no exponent, in range.
 func (d *Decoder) Int64() (int64, error) {
-	d.ws()
-	return d.int64()
+	if d.ws() == 'n' {
+		return 0, d.syntaxError()
+	}
+	v, _, err := d.Int64OrNull()
+	return v, err
 }
 
 // Int64OrNull reads an int64 as Int64 does, or a null (ok is false), as
 // encoding/json decodes into a *int64.
+//
+// It first looks for what most numbers are: no whitespace, a sign or not,
+// then one to seven digits, the first not 0, and the byte after them, in a
+// window of nine bytes, the digits read at once (see digits8).
 func (d *Decoder) Int64OrNull() (v int64, ok bool, err error) {
-	if d.ws() == 'n' {
-		return 0, false, d.literal("null")
-	}
-	v, err = d.int64()
-	return v, err == nil, err
-}
-
-// int64 is Int64 after the whitespace. It first looks for what most
-// numbers are: a sign or not, then one to seven digits, the first not 0,
-// and the byte after them in a window of nine bytes, the digits read at
-// once (see digits8).
-func (d *Decoder) int64() (int64, error) {
 	if i := d.pos; i+9 <= len(d.data) {
 		b := d.data[i : i+9 : i+9] // one bounds check for what follows
 		w := binary.LittleEndian.Uint64(b[:8])
@@ -40,17 +35,21 @@ func (d *Decoder) int64() (int64, error) {
 			if c := byte(w >> (8 * n & 63)); n < 8 && c != '.' && c != 'e' && c != 'E' {
 				d.pos = i + n
 				if neg {
-					return -int64(u), nil
+					return -int64(u), true, nil
 				}
-				return int64(u), nil
+				return int64(u), true, nil
 			}
 		}
 	}
-	return d.int64Rest()
+	if d.ws() == 'n' {
+		return 0, false, d.literal("null")
+	}
+	v, err = d.int64()
+	return v, err == nil, err
 }
 
-// int64Rest is int64 for any number.
-func (d *Decoder) int64Rest() (int64, error) {
+// int64 reads any int64 at d.pos.
+func (d *Decoder) int64() (int64, error) {
 	data := d.data
 	i := d.pos
 	neg := false

@@ -153,6 +153,11 @@ func (d *Decoder) escape(i int) (int, error) {
 // special returns a word whose lowest set bit is the high bit of the first
 // byte of x (little-endian) that strPlain refuses: a quote, a backslash, a
 // control character or a byte >= 0x80. Higher bits may be set spuriously.
+//
+// Byte by byte, with no borrow from below: q-1 has its high bit set when
+// the byte is a quote (q is 0) or >= 0x80 (q >= 0x81), b-1 likewise for a
+// backslash, x-0x20 when it is below 0x20 or >= 0xA0, and x when it is >=
+// 0x80. A borrow only comes from a byte below that is one of these.
 func special(x uint64) uint64 {
 	const (
 		ones = 0x0101010101010101
@@ -160,7 +165,7 @@ func special(x uint64) uint64 {
 	)
 	q := x ^ (ones * '"')
 	b := x ^ (ones * '\\')
-	return ((q-ones)&^q | (b-ones)&^b | (x - ones*0x20) | x) & high
+	return ((q - ones) | (b - ones) | (x - ones*0x20) | x) & high
 }
 
 func unhex(c byte) rune {
