@@ -305,7 +305,7 @@ func decodePets(data []byte) ([]Pet, error) {
 	pets := make([]Pet, 0, n)
 	var spans [maxPets]jsonscan.Span
 	names := spans[:0] // each Pet's name as read
-	size := 0          // and their length, unescaped
+	size := 0          // and their length
 	arr := d.Array()
 	for arr.Next() {
 		switch d.Next() {
@@ -324,7 +324,7 @@ func decodePets(data []byte) ([]Pet, error) {
 		}
 		pets = append(pets, Pet{ID: p.id, CategoryID: p.categoryID, Status: p.petStatus()})
 		names = append(names, p.name)
-		size += d.At(p.name).Len()
+		size += len(d.At(p.name).Raw()) // no less than the name unescaped, but for invalid UTF-8
 	}
 	if err := arr.Err(); err != nil {
 		return nil, err
@@ -336,9 +336,11 @@ func decodePets(data []byte) ([]Pet, error) {
 	return pets, nil
 }
 
-// setNames sets each Pet's Name, all of them slices of one string of size
-// bytes: names are where d read them. The escaped ones are unescaped
-// through one buffer, on the stack unless one is long.
+// setNames sets each Pet's Name, all of them slices of one string of about
+// size bytes (their length as read: no less, once unescaped, unless they
+// hold invalid UTF-8, which then takes one more allocation): names are
+// where d read them. The escaped ones are unescaped through one buffer, on
+// the stack unless one is long.
 func setNames(d *jsonscan.Decoder, pets []Pet, names []jsonscan.Span, size int) {
 	var b strings.Builder
 	b.Grow(size)
@@ -353,7 +355,8 @@ func setNames(d *jsonscan.Decoder, pets []Pet, names []jsonscan.Span, size int) 
 			b.Write(unescaped)
 		}
 		// What a Builder has built stays as it is: this Name is kept
-		// while b goes on, and b never moves, grown to size at first.
+		// while b goes on (and if b grows, the Names before stay where
+		// they are).
 		pets[i].Name = b.String()[off:]
 	}
 }

@@ -1,8 +1,6 @@
 package jsonscan
 
 import (
-	"encoding/binary"
-	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -43,129 +41,6 @@ func (d *Decoder) StrOrNull() (s Str, ok bool, err error) {
 		return Str{}, false, d.literal("null")
 	}
 	return Str{}, false, d.TypeError("a string")
-}
-
-// strPlain[c] is true for bytes that stand for themselves inside a JSON
-// string and are ASCII: no quote, backslash, control character or byte of a
-// multi-byte sequence.
-var strPlain = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// str reads the string that starts at d.pos (at its quote). Most strings
-// hold nothing but ASCII that stands for itself: it looks at eight bytes at
-// a time for the first byte that does not, and returns if it is the
-// closing quote.
-func (d *Decoder) str() (Str, error) {
-	data := d.data
-	start := d.pos + 1
-	i := start
-	for ; i <= len(data)-8; i += 8 {
-		if m := special(binary.LittleEndian.Uint64(data[i:])); m != 0 {
-			i += bits.TrailingZeros64(m) / 8
-			if data[i] == '"' {
-				d.pos = i + 1
-				return Str{raw: data[start:i], plain: true}, nil
-			}
-			return d.strRest(start, i)
-		}
-	}
-	for i < len(data) && strPlain[data[i]] {
-		i++
-	}
-	return d.strRest(start, i)
-}
-
-// strRest is str from data[i], where the string does not end, or has an
-// escape, a control character or a byte >= 0x80.
-func (d *Decoder) strRest(start, i int) (Str, error) {
-	data := d.data
-	plain := true
-	for {
-		switch {
-		case i >= len(data):
-			d.pos = i
-			return Str{}, d.syntaxError()
-		case data[i] == '"':
-			d.pos = i + 1
-			return Str{raw: data[start:i], plain: plain}, nil
-		case data[i] == '\\':
-			plain = false
-			n, err := d.escape(i)
-			if err != nil {
-				return Str{}, err
-			}
-			i += n
-		case data[i] < 0x20:
-			d.pos = i
-			return Str{}, d.errorf("control character in string")
-		case data[i] >= utf8.RuneSelf: // any is accepted, invalid UTF-8 included
-			r, n := utf8.DecodeRune(data[i:])
-			if r == utf8.RuneError && n == 1 {
-				plain = false // to become U+FFFD
-			}
-			i += n
-		default:
-			i++
-		}
-		// On to the next byte that does not stand for itself.
-		for i+8 <= len(data) {
-			m := special(binary.LittleEndian.Uint64(data[i:]))
-			if m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		for i < len(data) && strPlain[data[i]] {
-			i++
-		}
-	}
-}
-
-// escape checks the escape at d.data[i] (a backslash) and returns its
-// length.
-func (d *Decoder) escape(i int) (int, error) {
-	data := d.data
-	if i+1 >= len(data) {
-		d.pos = i + 1
-		return 0, d.syntaxError()
-	}
-	switch data[i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2, nil
-	case 'u':
-		for k := i + 2; k < i+6; k++ {
-			if k >= len(data) || unhex(data[k]) < 0 {
-				d.pos = k
-				return 0, d.syntaxError()
-			}
-		}
-		return 6, nil
-	}
-	d.pos = i + 1
-	return 0, d.errorf("invalid escape in string")
-}
-
-// special returns a word whose lowest set bit is the high bit of the first
-// byte of x (little-endian) that strPlain refuses: a quote, a backslash, a
-// control character or a byte >= 0x80. Higher bits may be set spuriously.
-//
-// Byte by byte, with no borrow from below: q-1 has its high bit set when
-// the byte is a quote (q is 0) or >= 0x80 (q >= 0x81), b-1 likewise for a
-// backslash, x-0x20 when it is below 0x20 or >= 0xA0, and x when it is >=
-// 0x80. A borrow only comes from a byte below that is one of these.
-func special(x uint64) uint64 {
-	const (
-		ones = 0x0101010101010101
-		high = 0x8080808080808080
-	)
-	q := x ^ (ones * '"')
-	b := x ^ (ones * '\\')
-	return ((q - ones) | (b - ones) | (x - ones*0x20) | x) & high
 }
 
 func unhex(c byte) rune {

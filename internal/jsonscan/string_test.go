@@ -141,9 +141,10 @@ func TestEqualFoldEveryOrbit(t *testing.T) {
 	}
 }
 
-// TestSpecial checks special on every byte at every place of a word, after
-// plain bytes and before any bytes: its lowest set bit is that byte's when
-// strPlain refuses it, and none is set below it otherwise.
+// TestSpecial checks special and specialText on every byte at every place
+// of a word, after plain bytes and before any bytes: the lowest set bit is
+// that byte's when strPlain (strText) refuses it, and none is set below it
+// otherwise.
 func TestSpecial(t *testing.T) {
 	t.Parallel()
 	fill := []byte{'a', ' ', '~', '0', '"', '\\', 0x00, 0x1F, 0x80, 0xFF, 0x20, 0x7F}
@@ -161,13 +162,19 @@ func TestSpecial(t *testing.T) {
 						w[k] = after
 					}
 				}
-				m := special(binary.LittleEndian.Uint64(w[:]))
-				first := 8
-				if m != 0 {
-					first = bits.TrailingZeros64(m) / 8
-				}
-				if strPlain[c] && first <= at || !strPlain[c] && first != at {
-					t.Fatalf("special(%q) finds byte %d", w, first)
+				for _, f := range []struct {
+					name    string
+					special func(uint64) uint64
+					plain   *[256]bool
+				}{{"special", special, &strPlain}, {"specialText", specialText, &strText}} {
+					m := f.special(binary.LittleEndian.Uint64(w[:]))
+					first := 8
+					if m != 0 {
+						first = bits.TrailingZeros64(m) / 8
+					}
+					if f.plain[c] && first <= at || !f.plain[c] && first != at {
+						t.Fatalf("%s(%q) finds byte %d", f.name, w, first)
+					}
 				}
 			}
 		}
