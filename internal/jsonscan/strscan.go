@@ -86,37 +86,28 @@ func (d *Decoder) strRest(start, i int) (Str, error) {
 		default:
 			i++
 		}
-		if plain {
-			i = plainEnd(data, i)
-		} else {
-			i = textEnd(data, i)
-		}
+		i = runEnd(data, i, !plain)
 	}
 }
 
-// plainEnd returns the index of the first byte at or after i that
-// strPlain refuses, or len(data).
-func plainEnd(data []byte, i int) int {
+// runEnd returns the index of the first byte at or after i that strPlain
+// refuses, or with text set, that strText refuses; or len(data).
+func runEnd(data []byte, i int, text bool) int {
+	stop := &strPlain
+	if text {
+		stop = &strText
+	}
 	for ; i <= len(data)-8; i += 8 {
-		if m := special(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		m := special(w)
+		if text {
+			m = specialText(w)
+		}
+		if m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
-	for i < len(data) && strPlain[data[i]] {
-		i++
-	}
-	return i
-}
-
-// textEnd returns the index of the first byte at or after i that is a
-// quote, a backslash or a control character, or len(data).
-func textEnd(data []byte, i int) int {
-	for ; i <= len(data)-8; i += 8 {
-		if m := specialText(binary.LittleEndian.Uint64(data[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)/8
-		}
-	}
-	for i < len(data) && strText[data[i]] {
+	for i < len(data) && stop[data[i]] {
 		i++
 	}
 	return i
