@@ -1,6 +1,7 @@
 package petstore
 
 import (
+	"encoding/json"
 	"os"
 	"testing"
 
@@ -43,4 +44,24 @@ func BenchmarkDecodePets(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(data)), "ns/B")
 		})
 	}
+}
+
+// BenchmarkUnmarshalPets is BenchmarkDecodePets with encoding/json
+// (json.Unmarshal into a []Pet), for scale.
+func BenchmarkUnmarshalPets(b *testing.B) {
+	data, err := os.ReadFile("testdata/bench/listpets.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("body=listpets", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for range b.N {
+			var pets []Pet
+			if err := json.Unmarshal(data, &pets); err != nil || len(pets) != 100 {
+				b.Fatal(len(pets), err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(data)), "ns/B")
+	})
 }
