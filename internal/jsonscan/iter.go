@@ -209,8 +209,12 @@ type quoted struct {
 }
 
 // NewFields returns the Fields with the given names, which must differ
-// even once folded as [Str.EqualFold] folds them.
+// even once folded as [Str.EqualFold] folds them; with none, nil (which
+// Next takes for no fields, and need not look into).
 func NewFields(names ...string) *Fields {
+	if len(names) == 0 {
+		return nil
+	}
 	f := &Fields{names: names}
 	for _, name := range names {
 		f.quoted = append(f.quoted, quote(name))
