@@ -204,7 +204,8 @@ func appendJSONString(dst []byte, s string) []byte {
 // strings still as they stand in the body.
 type rawPet struct {
 	id, categoryID         int64
-	name, status           jsonscan.Str
+	name                   jsonscan.Span // kept for each Pet of a list
+	status                 jsonscan.Str
 	hasID, hasName, hasCat bool
 	hasStatus              bool
 }
@@ -230,7 +231,7 @@ func (p *rawPet) decode(d *jsonscan.Decoder) error {
 		case petID:
 			p.id, p.hasID, err = d.Int64OrNull()
 		case petName:
-			p.name, p.hasName, err = d.StrOrNull()
+			p.name, p.hasName, err = d.SpanOrNull()
 		case petCategoryID:
 			p.categoryID, p.hasCat, err = d.Int64OrNull()
 		case petStatus:
@@ -284,8 +285,13 @@ func (p *rawPet) petStatus() PetStatus {
 // required members, `{"id":0,"name":"","categoryId":0}`, plus a comma.
 const minPetLen = 34
 
+// maxPets is how many Pets ListPets asks for at most: decodePets keeps that
+// many names on its stack.
+const maxPets = 100
+
 // decodePets decodes an array of Pet objects. The names share one
-// allocation.
+// allocation, and escaped ones are unescaped through one buffer: two
+// allocations in all, for up to maxPets Pets.
 func decodePets(data []byte) ([]Pet, error) {
 	d := jsonscan.NewDecoder(data)
 	switch d.Next() {
@@ -302,7 +308,9 @@ func decodePets(data []byte) ([]Pet, error) {
 	// least minPetLen bytes.
 	n := min(bytes.Count(data, []byte{'{'}), len(data)/minPetLen+1)
 	pets := make([]Pet, 0, n)
-	names := make([][]byte, 0, n) // each Pet's name, unescaped
+	var spans [maxPets]jsonscan.Span
+	names := spans[:0] // each Pet's name as read
+	size := 0          // and their length
 	arr := d.Array()
 	for arr.Next() {
 		switch d.Next() {
@@ -320,11 +328,8 @@ func decodePets(data []byte) ([]Pet, error) {
 			return nil, errors.New("pet " + strconv.Itoa(len(pets)) + ": " + err.Error())
 		}
 		pets = append(pets, Pet{ID: p.id, CategoryID: p.categoryID, Status: p.petStatus()})
-		name := p.name.Raw()
-		if !p.name.Plain() {
-			name = p.name.AppendTo(nil) // rare: a name with escapes
-		}
-		names = append(names, name)
+		names = append(names, p.name)
+		size += len(d.At(p.name).Raw()) // no less than the name unescaped, but for invalid UTF-8
 	}
 	if err := arr.Err(); err != nil {
 		return nil, err
@@ -332,25 +337,32 @@ func decodePets(data []byte) ([]Pet, error) {
 	if err := d.End(); err != nil {
 		return nil, err
 	}
-	setNames(pets, names)
+	setNames(d, pets, names, size)
 	return pets, nil
 }
 
-// setNames sets each Pet's Name, all of them slices of one string.
-func setNames(pets []Pet, names [][]byte) {
-	size := 0
-	for _, name := range names {
-		size += len(name)
-	}
+// setNames sets each Pet's Name, all of them slices of one string of about
+// size bytes (their length as read: no less, once unescaped, unless they
+// hold invalid UTF-8, which then takes one more allocation): names are
+// where d read them. The escaped ones are unescaped through one buffer, on
+// the stack unless one is long.
+func setNames(d *jsonscan.Decoder, pets []Pet, names []jsonscan.Span, size int) {
 	var b strings.Builder
 	b.Grow(size)
-	for _, name := range names {
-		b.Write(name)
-	}
-	all, off := b.String(), 0
-	for i, name := range names {
-		pets[i].Name = all[off : off+len(name)]
-		off += len(name)
+	var buf [128]byte
+	unescaped := buf[:0]
+	for i, sp := range names {
+		off := b.Len()
+		if s := d.At(sp); s.Plain() {
+			b.Write(s.Raw())
+		} else {
+			unescaped = s.AppendTo(unescaped[:0])
+			b.Write(unescaped)
+		}
+		// What a Builder has built stays as it is: this Name is kept
+		// while b goes on (and if b grows, the Names before stay where
+		// they are).
+		pets[i].Name = b.String()[off:]
 	}
 }
 
@@ -380,5 +392,5 @@ func decodePet(data []byte) (*Pet, error) {
 	if err := p.check(); err != nil {
 		return nil, err
 	}
-	return &Pet{ID: p.id, Name: p.name.String(), CategoryID: p.categoryID, Status: p.petStatus()}, nil
+	return &Pet{ID: p.id, Name: d.At(p.name).String(), CategoryID: p.categoryID, Status: p.petStatus()}, nil
 }

@@ -339,7 +339,9 @@ func TestDecodePetsNames(t *testing.T) {
 }
 
 // TestDecodeAllocs checks that the decoders allocate what they should: for
-// a list, the slice, the names as read and one string for all of them; for
+// a list, the slice and one string for all the names, whether they are
+// ASCII, UTF-8 or escaped (an escaped name longer than decodePets' buffer
+// on the stack takes one more); for
 // a Pet, the Pet and its name; nothing for the three known statuses. Not
 // parallel: testing.AllocsPerRun counts every goroutine's allocations.
 func TestDecodeAllocs(t *testing.T) {
@@ -353,13 +355,25 @@ func TestDecodeAllocs(t *testing.T) {
 	}
 	b.WriteString("]")
 	list := []byte(b.String())
+	// Non-ASCII names, as they are and escaped, one longer than the
+	// buffer decodePets unescapes on its stack.
+	intl := []byte(`[{"id":1,"name":"Zoë 🐶","categoryId":2},{"id":2,"name":"Ren\u00e9e \ud83d\udc36","categoryId":2},` +
+		`{"id":3,"name":"日本","categoryId":2},{"id":4,"name":"\u65e5\u672c \u0026 ` + strings.Repeat("x", 200) + `","categoryId":2}]`)
 	one := []byte(`{"id":1,"name":"Rex","categoryId":2,"status":"sold"}`)
+	want, err := refDecodePets(intl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := decodePets(intl); err != nil || !cmp.Equal(want, got) {
+		t.Fatalf("decodePets(%s) = %v, %v; want %v", intl, got, err, want)
+	}
 	for _, tc := range []struct {
 		name string
 		max  float64
 		f    func()
 	}{
-		{"decodePets", 3, func() { _, _ = decodePets(list) }}, // the slice, the names as read, the names
+		{"decodePets", 2, func() { _, _ = decodePets(list) }},           // the slice, the names
+		{"decodePets non-ASCII", 3, func() { _, _ = decodePets(intl) }}, // and the long escaped name's buffer
 		{"decodePet", 2, func() { _, _ = decodePet(one) }},
 	} {
 		if n := testing.AllocsPerRun(10, tc.f); n > tc.max {

@@ -73,6 +73,8 @@ var jsonType = []string{"application/json"}
 // route picks the canned response for a request.
 func route(method, path, rawQuery string) (int, []byte) {
 	switch {
+	case isNonASCIIList(method, path, rawQuery):
+		return http.StatusOK, NonASCIIListBody
 	case method == http.MethodGet && path == "/v1/pets" && rawQuery == "limit=100":
 		return http.StatusOK, ListBody
 	case method == http.MethodPost && path == "/v1/pets":
@@ -181,7 +183,7 @@ func (c *Client) Check(ctx context.Context, op string) error {
 	if err := c.Call[op](ctx); err != nil {
 		return fmt.Errorf("%s %s: %w", c.Name, op, err)
 	}
-	want := map[string]any{"ListPets": WantPets, "CreatePet": WantCreated, "GetPet": WantPet}[op]
+	want := map[string]any{"ListPets": WantPets, "CreatePet": WantCreated, "GetPet": WantPet, OpListPetsNonASCII: WantPetsNonASCII}[op]
 	if diff := cmp.Diff(want, c.Result[op]()); diff != "" {
 		return fmt.Errorf("%s %s: result differs (-want +got):\n%s", c.Name, op, diff)
 	}
@@ -234,6 +236,10 @@ func newSDK(name, baseURL string, hc *http.Client, extra ...petstore.Option) (*C
 				pets, err = c.ListPets(ctx, petstore.ListPetsParams{Limit: 100})
 				return err
 			},
+			OpListPetsNonASCII: func(ctx context.Context) (err error) {
+				pets, err = c.ListPets(ctx, petstore.ListPetsParams{Limit: 100, Status: petstore.PetStatusAvailable})
+				return err
+			},
 			"CreatePet": func(ctx context.Context) (err error) {
 				pet, err = c.CreatePet(ctx, NewPet)
 				return err
@@ -248,6 +254,8 @@ func newSDK(name, baseURL string, hc *http.Client, extra ...petstore.Option) (*C
 			"ListPets":  func() any { return pets },
 			"CreatePet": func() any { return *pet },
 			"GetPet":    func() any { return *got },
+
+			OpListPetsNonASCII: func() any { return pets },
 		},
 	}, nil
 }
@@ -292,6 +300,10 @@ func newOgen(baseURL string, hc *http.Client) (*Client, error) {
 				}
 				return nil
 			},
+			OpListPetsNonASCII: func(ctx context.Context) error {
+				res, err := c.ListPets(ctx, ogenNonASCIIParams)
+				return ogenPets(res, err, &pets)
+			},
 			"CreatePet": func(ctx context.Context) error {
 				res, err := c.CreatePet(ctx, newPet)
 				if err != nil {
@@ -326,6 +338,8 @@ func newOgen(baseURL string, hc *http.Client) (*Client, error) {
 			},
 			"CreatePet": func() any { return fromOgen(*pet) },
 			"GetPet":    func() any { return fromOgen(*got) },
+
+			OpListPetsNonASCII: func() any { return fromOgenPets(*pets) },
 		},
 	}, nil
 }
@@ -373,6 +387,10 @@ func newOapi(baseURL string, hc *http.Client) (*Client, error) {
 				pets = *res.JSON200
 				return nil
 			},
+			OpListPetsNonASCII: func(ctx context.Context) error {
+				res, err := c.ListPetsWithResponse(ctx, oapiNonASCIIParams())
+				return oapiPets(res, err, &pets)
+			},
 			"CreatePet": func(ctx context.Context) error {
 				res, err := c.CreatePetWithResponse(ctx, body)
 				if err != nil {
@@ -407,6 +425,8 @@ func newOapi(baseURL string, hc *http.Client) (*Client, error) {
 			},
 			"CreatePet": func() any { return fromOapi(*pet) },
 			"GetPet":    func() any { return fromOapi(*got) },
+
+			OpListPetsNonASCII: func() any { return fromOapiPets(pets) },
 		},
 	}, nil
 }
@@ -433,6 +453,10 @@ func newHand(baseURL string, hc *http.Client) (*Client, error) {
 				pets, err = c.ListPets(ctx, 100)
 				return err
 			},
+			OpListPetsNonASCII: func(ctx context.Context) (err error) {
+				pets, err = c.ListPetsByStatus(ctx, 100, "available")
+				return err
+			},
 			"CreatePet": func(ctx context.Context) (err error) {
 				pet, err = c.CreatePet(ctx, np)
 				return err
@@ -452,6 +476,8 @@ func newHand(baseURL string, hc *http.Client) (*Client, error) {
 			},
 			"CreatePet": func() any { return fromHand(*pet) },
 			"GetPet":    func() any { return fromHand(*got) },
+
+			OpListPetsNonASCII: func() any { return fromHandPets(pets) },
 		},
 	}, nil
 }

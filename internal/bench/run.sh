@@ -41,7 +41,7 @@ ir() {
 		sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
 }
 printf '%-10s %14s %14s %14s %14s %14s\n' op hand oapi-codegen ogen sdk sdk+observer
-for op in ListPets CreatePet GetPet; do
+for op in ListPets CreatePet GetPet ListPetsNonASCII; do
 	line=$(printf '%-10s' "$op")
 	for client in hand oapi-codegen ogen sdk sdk+observer; do
 		base=$(ir "$client" "$op" 0)

@@ -17,11 +17,16 @@
 // and its fuzz tests hold each shape to encoding/json.
 //
 // It exists because decoding is most of what a call costs: 85-90 % of the
-// instructions of a ListPets call that returns 100 pets. Decoding the same
-// body with encoding/json would cost about seven times as many instructions
-// per call, and with go-faster/jx about 1.8 times. Count them in process,
-// garbage collection off, with callgrind (internal/bench/run.sh does it for
-// every client):
+// instructions of a ListPets call that returns 100 pets (121k of 139k, in
+// process). It decodes that 8.3 KB body at 14.5 instructions per byte, with
+// two allocations; go-faster/jx, as ogen's client decodes it, takes 2.3
+// times as many instructions, and encoding/json 10.6 times. What makes it
+// fast: member names matched against the expected next field in one
+// 17-byte window, strings scanned eight bytes at a time, integers read up to
+// eight digits at once, and plain strings (no escape, valid UTF-8) used as
+// they stand in the input, with no unescaping.
+// internal/bench/decode.sh counts the decoders alone; run.sh counts whole
+// calls of every client, in process, with garbage collection off:
 //
 //	cd internal/bench && CGO_ENABLED=0 go build -o /tmp/cg ./cmd/callgrind
 //	GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \

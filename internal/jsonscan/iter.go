@@ -47,7 +47,46 @@ func (d *Decoder) Array() Iter { return Iter{d: d, open: '[', close: ']', field:
 // Next reads up to the next member's value (its name and the colon) or the
 // next element. It returns false at the end of the object or array, its
 // closing bracket read, or on an error, which Err then returns.
+//
+// It first looks for what most JSON holds next in an object: no
+// whitespace, then the brace or comma and the name of the field after the
+// last one matched (most objects list their members in one order) with
+// its colon, compared sixteen bytes at once: no scan of the name.
 func (it *Iter) Next() bool {
+	d := it.d
+	if f := it.fields; f != nil && d.pos+17 <= len(d.data) {
+		pos := d.pos
+		b := d.data[pos : pos+17 : pos+17] // one bounds check for what follows
+		k := it.field + 1
+		if k >= len(f.quoted) {
+			k = 0
+		}
+		q := &f.quoted[k]
+		if b[0] == '}' && it.state == iterMore {
+			return it.end()
+		}
+		if binary.LittleEndian.Uint64(b[1:9])&q.mask0 == q.word0 && binary.LittleEndian.Uint64(b[9:17])&q.mask1 == q.word1 {
+			switch {
+			case b[0] == ',' && it.state == iterMore:
+			case b[0] == '{' && it.state == iterStart && d.depth < MaxDepth:
+				d.depth++
+				it.state = iterMore
+			default:
+				return it.next()
+			}
+			it.nameStart, it.nameEnd, it.plain, it.field = pos+2, pos+q.len-1, true, k
+			d.pos = pos + 1 + q.len
+			return true
+		}
+	} else if pos := d.pos; it.close == ']' && it.state == iterMore && pos < len(d.data) && d.data[pos] == ',' {
+		d.pos = pos + 1 // the next element, as most JSON has it
+		return true
+	}
+	return it.next()
+}
+
+// next is Next where it finds something else.
+func (it *Iter) next() bool {
 	d := it.d
 	c := d.ws()
 	switch it.state {
@@ -100,13 +139,9 @@ func (it *Iter) member() bool {
 				k = 0
 			}
 			if q := &f.quoted[k]; w0&q.mask0 == q.word0 && w1&q.mask1 == q.word1 {
-				it.nameStart, it.nameEnd, it.plain, it.field = pos+1, pos+q.len-1, true, k
-				if pos += q.len; pos < len(data) && data[pos] == ':' { // as most JSON has it
-					d.pos = pos + 1
-					return true
-				}
-				d.pos = pos
-				return it.colon()
+				it.nameStart, it.nameEnd, it.plain, it.field = pos+1, pos+q.len-2, true, k
+				d.pos = pos + q.len
+				return true
 			}
 			k++
 		}
@@ -165,17 +200,21 @@ type Fields struct {
 	quoted []quoted // each name in quotes, as most JSON writes it
 }
 
-// quoted is a name in quotes as the first 16 bytes at a member's start
-// hold it: equal to word0 and word1 under their masks.
+// quoted is a name in quotes and its colon, as the first 16 bytes at a
+// member's start hold them: equal to word0 and word1 under their masks.
 type quoted struct {
 	word0, mask0 uint64
 	word1, mask1 uint64
-	len          int
+	len          int // of the name, its quotes and the colon
 }
 
 // NewFields returns the Fields with the given names, which must differ
-// even once folded as [Str.EqualFold] folds them.
+// even once folded as [Str.EqualFold] folds them; with none, nil (which
+// Next takes for no fields, and need not look into).
 func NewFields(names ...string) *Fields {
+	if len(names) == 0 {
+		return nil
+	}
 	f := &Fields{names: names}
 	for _, name := range names {
 		f.quoted = append(f.quoted, quote(name))
@@ -204,18 +243,18 @@ func (it *Iter) Err() error {
 	return it.d.err
 }
 
-// quote returns name's quoted form. For a name that does not fit in 16
-// bytes with its quotes, or that JSON would write with escapes, it returns
-// a form that never matches (its quote is missing), and such a name is
-// matched after a scan.
+// quote returns name's quoted form, with the colon. For a name that does
+// not fit in 16 bytes so, or that JSON would write with escapes, it
+// returns a form that never matches (its quote is missing), and such a
+// name is matched after a scan.
 func quote(name string) quoted {
 	var buf, mask [16]byte
-	if len(name)+2 > len(buf) {
+	if len(name)+3 > len(buf) {
 		return quoted{mask0: 0xFF}
 	}
-	q := `"` + name + `"`
+	q := `"` + name + `":`
 	for i := range len(q) {
-		if i > 0 && i < len(q)-1 && !strPlain[q[i]] {
+		if i > 0 && i < len(q)-2 && !strPlain[q[i]] {
 			return quoted{mask0: 0xFF}
 		}
 		buf[i], mask[i] = q[i], 0xFF

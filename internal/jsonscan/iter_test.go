@@ -48,3 +48,41 @@ func TestIter(t *testing.T) {
 		}
 	}
 }
+
+// TestIterFields walks objects with Fields, the names where Next looks for
+// them first (in order, no whitespace) and elsewhere, and with no Fields
+// at all.
+func TestIterFields(t *testing.T) {
+	t.Parallel()
+	abc := NewFields("alpha", "b", "categoryId")
+	for _, tc := range []struct {
+		fields *Fields
+		in     string
+		want   []int // each member's field
+	}{
+		{abc, `{"alpha":1,"b":2,"categoryId":3,"zzzzzzzzzzzzzz":4}`, []int{0, 1, 2, -1}},
+		{abc, `{"categoryId":3,"b":2,"alpha":1,"alpha":1,"b":[{"b":2}]}`, []int{2, 1, 0, 0, 1}},
+		{abc, `{ "alpha" : 1 , "B":2,"CATEGORYID":3,"b\u0022":4}                 `, []int{0, 1, 2, -1}},
+		{NewFields(), `{"alpha":1,"b":2,"categoryId":3,"zzzzzzzzzzzzzz":4}`, []int{-1, -1, -1, -1}},
+		{nil, `{"alpha":1,"b":2,"categoryId":3,"zzzzzzzzzzzzzz":4}`, []int{-1, -1, -1, -1}},
+	} {
+		d := NewDecoder([]byte(tc.in))
+		obj := d.Object(tc.fields)
+		var got []int
+		for obj.Next() {
+			got = append(got, obj.Field())
+			if err := d.Skip(); err != nil {
+				t.Fatalf("%s: %v", tc.in, err)
+			}
+		}
+		if err := obj.Err(); err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if err := d.End(); err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: fields (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package jsonscan
 
 import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -25,6 +28,38 @@ func TestInt64(t *testing.T) {
 		}
 		if (err != nil) != tc.wantErr || got != tc.want {
 			t.Errorf("Int64(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestInt64Digits holds Int64 to strconv on numbers of every length from 1
+// to 20 digits, at the end of the input and followed by each kind of byte,
+// so that the eight-at-a-time reading meets every count of digits and
+// every byte that ends them.
+func TestInt64Digits(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for digits := 1; digits <= 20; digits++ {
+		for range 200 {
+			num := []byte{byte('1' + rng.IntN(9))}
+			for len(num) < digits {
+				num = append(num, byte('0'+rng.IntN(10)))
+			}
+			for _, sign := range []string{"", "-"} {
+				in := sign + string(num)
+				want, wantErr := strconv.ParseInt(in, 10, 64)
+				for _, after := range []string{"", ",", "]", "}", " ", "/", ":", "x", "\xff", "\x00", ".5", "e1", `"`, "  1"} {
+					fails := wantErr != nil || strings.ContainsAny(after, ".e")
+					d := NewDecoder([]byte(in + after))
+					got, err := d.Int64()
+					if (err != nil) != fails || !fails && got != want {
+						t.Fatalf("Int64(%q) = %d, %v; want %d, error %v", in+after, got, err, want, fails)
+					}
+					if err == nil && d.Offset() != len(in) {
+						t.Fatalf("Int64(%q) stops at %d; want %d", in+after, d.Offset(), len(in))
+					}
+				}
+			}
 		}
 	}
 }

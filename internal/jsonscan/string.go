@@ -1,8 +1,6 @@
 package jsonscan
 
 import (
-	"encoding/binary"
-	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -12,15 +10,16 @@ import (
 // escaped. Its methods give its value as encoding/json unescapes it.
 type Str struct {
 	raw   []byte
-	plain bool // only ASCII, no backslash: raw is the value
+	plain bool // no backslash, valid UTF-8: raw is the value
 }
 
 // Raw returns the string's bytes as they stand in the input, escapes
 // included. For a Str that is [Str.Plain], they are its value.
 func (s Str) Raw() []byte { return s.raw }
 
-// Plain reports that the string has no escape and only ASCII, so that
-// [Str.Raw] is its value.
+// Plain reports that the string has no escape and is valid UTF-8 (so
+// ASCII, or non-ASCII letters as they are), so that [Str.Raw] is its
+// value.
 func (s Str) Plain() bool { return s.plain }
 
 // Str reads a string.
@@ -42,97 +41,6 @@ func (d *Decoder) StrOrNull() (s Str, ok bool, err error) {
 		return Str{}, false, d.literal("null")
 	}
 	return Str{}, false, d.TypeError("a string")
-}
-
-// strPlain[c] is true for bytes that stand for themselves inside a JSON
-// string and are ASCII: no quote, backslash, control character or byte of a
-// multi-byte sequence.
-var strPlain = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// str reads the string that starts at d.pos (at its quote).
-func (d *Decoder) str() (Str, error) {
-	data := d.data
-	start := d.pos + 1
-	i := start
-	plain := true
-	for {
-		// Eight bytes at a time while none needs a look, then one by one.
-		for i+8 <= len(data) {
-			m := special(binary.LittleEndian.Uint64(data[i:]))
-			if m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		for i < len(data) && strPlain[data[i]] {
-			i++
-		}
-		if i >= len(data) {
-			d.pos = i
-			return Str{}, d.syntaxError()
-		}
-		switch c := data[i]; {
-		case c == '"':
-			d.pos = i + 1
-			return Str{raw: data[start:i], plain: plain}, nil
-		case c == '\\':
-			plain = false
-			n, err := d.escape(i)
-			if err != nil {
-				return Str{}, err
-			}
-			i += n
-		case c < 0x20:
-			d.pos = i
-			return Str{}, d.errorf("control character in string")
-		default: // a byte >= 0x80: any is accepted, invalid UTF-8 included
-			plain = false
-			i++
-		}
-	}
-}
-
-// escape checks the escape at d.data[i] (a backslash) and returns its
-// length.
-func (d *Decoder) escape(i int) (int, error) {
-	data := d.data
-	if i+1 >= len(data) {
-		d.pos = i + 1
-		return 0, d.syntaxError()
-	}
-	switch data[i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2, nil
-	case 'u':
-		for k := i + 2; k < i+6; k++ {
-			if k >= len(data) || unhex(data[k]) < 0 {
-				d.pos = k
-				return 0, d.syntaxError()
-			}
-		}
-		return 6, nil
-	}
-	d.pos = i + 1
-	return 0, d.errorf("invalid escape in string")
-}
-
-// special returns a word whose lowest set bit is the high bit of the first
-// byte of x (little-endian) that strPlain refuses: a quote, a backslash, a
-// control character or a byte >= 0x80. Higher bits may be set spuriously.
-func special(x uint64) uint64 {
-	const (
-		ones = 0x0101010101010101
-		high = 0x8080808080808080
-	)
-	q := x ^ (ones * '"')
-	b := x ^ (ones * '\\')
-	return ((q-ones)&^q | (b-ones)&^b | (x - ones*0x20) | x) & high
 }
 
 func unhex(c byte) rune {
@@ -265,7 +173,7 @@ func (s Str) EqualFold(name string) bool {
 	i, j := 0, 0
 	for i < len(raw) && j < len(name) {
 		var a, b rune
-		if c := raw[i]; s.plain || c < utf8.RuneSelf && c != '\\' {
+		if c := raw[i]; c < utf8.RuneSelf && (s.plain || c != '\\') {
 			a = rune(c)
 			i++
 		} else {

@@ -27,7 +27,10 @@ func TestStr(t *testing.T) {
 		{`"\ud83d\ud83d\ude00"`, "\uFFFD😀", false},
 		{"\"a\xffb\xc3\"", "a\uFFFDb\uFFFD", false},
 		{"\"\xed\xa0\x80\"", "\uFFFD\uFFFD\uFFFD", false},
-		{`"Zoë 🐶"`, "Zoë 🐶", false},
+		{`"Zoë 🐶"`, "Zoë 🐶", true},
+		{`"日本\\"`, "日本\\", false},
+		{"\"Zo\xc3\"", "Zo\uFFFD", false},
+		{"\"\xf0\x9f\x90\xb6\xf0\x9f\x90\"", "🐶\uFFFD\uFFFD\uFFFD", false},
 		{`"` + strings.Repeat("x", 100) + `\n"`, strings.Repeat("x", 100) + "\n", false},
 	} {
 		var want string

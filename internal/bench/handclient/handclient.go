@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 )
 
@@ -69,6 +70,13 @@ func (c *Client) do(ctx context.Context, method, url string, body io.Reader, wan
 func (c *Client) ListPets(ctx context.Context, limit int) ([]Pet, error) {
 	var pets []Pet
 	err := c.do(ctx, http.MethodGet, c.base+"/pets?limit="+strconv.Itoa(limit), nil, http.StatusOK, &pets)
+	return pets, err
+}
+
+// ListPetsByStatus returns up to limit animals with the given status.
+func (c *Client) ListPetsByStatus(ctx context.Context, limit int, status string) ([]Pet, error) {
+	var pets []Pet
+	err := c.do(ctx, http.MethodGet, c.base+"/pets?limit="+strconv.Itoa(limit)+"&status="+url.QueryEscape(status), nil, http.StatusOK, &pets)
 	return pets, err
 }
 
