@@ -72,6 +72,7 @@ fi
 if [ "${LOOPBACK:-1}" = 0 ]; then
 	exit 0
 fi
+rm -f "$out/url"
 "$out/benchserver" >"$out/url" &
 server=$!
 trap 'kill $server' EXIT
