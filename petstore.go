@@ -265,7 +265,8 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 		ProtoMajor: 1,
 		ProtoMinor: 1,
 		Header:     noHeader,
-		Host:       c.pets.Host,
+		// No Host: net/http sends URL.Host then, the same host, and
+		// http.Client's send would copy the URL to set a Host.
 	}
 	cl.req = *tmpl.WithContext(cl)
 	cl.rr.Request = &cl.req

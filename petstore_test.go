@@ -229,9 +229,17 @@ type reqSummary struct {
 	Body, GetBody          string
 }
 
+// sentHost returns the host net/http sends for r: its Host, else its URL's.
+func sentHost(r *http.Request) string {
+	if r.Host != "" {
+		return r.Host
+	}
+	return r.URL.Host
+}
+
 func summary(t *testing.T, r *retryablehttp.Request) reqSummary {
 	s := reqSummary{
-		Method: r.Method, Proto: r.Proto, Host: r.Host, ProtoMajor: r.ProtoMajor, ProtoMinor: r.ProtoMinor,
+		Method: r.Method, Proto: r.Proto, Host: sentHost(r.Request), ProtoMajor: r.ProtoMajor, ProtoMinor: r.ProtoMinor,
 		URL: *r.URL, URLString: r.URL.String(), Header: r.Header, ContentLength: r.ContentLength,
 	}
 	b, err := r.BodyBytes()
