@@ -81,8 +81,9 @@ type Client struct {
 	pets      url.URL    // <base>/pets: every request's URL starts as a copy
 	plainPath bool       // pets.Path needs no escaping: it is the escaped path
 	userAgent []string
-	get, post *retryablehttp.Client // the retry policy differs by method
-	logger    *slog.Logger          // nil: silent
+	headers   func(body bool) http.Header // see newHeaders
+	get, post *retryablehttp.Client       // the retry policy differs by method
+	logger    *slog.Logger                // nil: silent
 	observer  func(context.Context, Attempt)
 	warned    *warnings
 	red       *redact.Redactor // finds the key in what a server sends; never prints it
@@ -125,8 +126,10 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		warned:    new(warnings),
 		red:       red,
 	}
+	_, auth := cred()
+	c.headers = newHeaders(auth, c.userAgent)
 	timeout, source := cfg.attemptTimeout()
-	t := &transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red, SetHeader: c.setHeader}
+	t := &transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red, Header: c.headers}
 	var observe retry.Observer
 	if cfg.observer != nil {
 		c.observer, observe, t.Record = *cfg.observer, c.observe, record
@@ -238,9 +241,9 @@ func record(ctx context.Context, status int, requestID string, d time.Duration) 
 }
 
 // noHeader is the header of every call's request: the transport sets the
-// real ones (see Client.setHeader) on each attempt's request, whose map is
-// then the attempt's own, so net/http's client has nothing to copy for
-// redirects, which the SDK never follows. Nothing writes to it.
+// real ones (see newHeaders) on each attempt's request, so net/http's
+// client has nothing to copy for redirects, which the SDK never follows.
+// Nothing writes to it.
 var noHeader = http.Header{}
 
 // newCall builds the request of a call of o (with id, the pet id of an
@@ -280,14 +283,18 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 	return cl, nil
 }
 
-// setHeader fills the header map of an attempt's request (see
-// transport.Transport.SetHeader).
-func (c *Client) setHeader(h http.Header, body bool) {
-	_, h["Authorization"] = c.cred()
-	h["Accept"] = jsonMediaType
-	h["User-Agent"] = c.userAgent
-	if body {
-		h["Content-Type"] = jsonMediaType
+// newHeaders returns the headers of every request of a Client (see
+// transport.Transport.Header), made once: one map for requests without a
+// body, one for those with. Nothing writes to them. It returns a function,
+// whose maps fmt never prints: they hold the key (auth).
+func newHeaders(auth, userAgent []string) func(body bool) http.Header {
+	get := http.Header{"Authorization": auth, "Accept": jsonMediaType, "User-Agent": userAgent}
+	post := http.Header{"Authorization": auth, "Accept": jsonMediaType, "User-Agent": userAgent, "Content-Type": jsonMediaType}
+	return func(body bool) http.Header {
+		if body {
+			return post
+		}
+		return get
 	}
 }
 

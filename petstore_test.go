@@ -192,10 +192,8 @@ func TestNewRequestMatchesRetryablehttp(t *testing.T) {
 			if tc.body != nil {
 				wantHeader["Content-Type"] = jsonMediaType
 			}
-			gotHeader := http.Header{}
-			c.setHeader(gotHeader, tc.body != nil)
-			if diff := cmp.Diff(wantHeader, gotHeader); diff != "" {
-				t.Errorf("%s %s: setHeader (-want +got):\n%s", tc.method, raw, diff)
+			if diff := cmp.Diff(wantHeader, c.headers(tc.body != nil)); diff != "" {
+				t.Errorf("%s %s: headers (-want +got):\n%s", tc.method, raw, diff)
 			}
 			cl, err := c.newCall(ctx, tc.o, tc.id, tc.query, tc.body)
 			if err != nil {
