@@ -251,7 +251,7 @@ var noHeader = http.Header{}
 // retryablehttp.NewRequest would from the URL string, without formatting
 // and parsing that string: the URL is a copy of c.pets, with the pet id
 // appended and the query.
-func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body []byte) (*call, error) {
+func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body []byte) *call {
 	cl := &call{Context: ctx, u: c.pets, op: o}
 	cl.u.RawQuery = query
 	if operations[o].byID {
@@ -273,14 +273,13 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 	}
 	cl.req = *tmpl.WithContext(cl)
 	cl.rr.Request = &cl.req
-	var raw any
 	if body != nil {
-		raw = body
+		// The transport gives each attempt a body from GetBody (see
+		// transport.NewBody). Given the bytes, retryablehttp would box
+		// them, close over them twice, and make two readers per attempt.
+		cl.req.GetBody, cl.req.ContentLength = transport.NewBody(body), int64(len(body))
 	}
-	if err := cl.rr.SetBody(raw); err != nil {
-		return nil, fmt.Errorf("petstore: %s %s: %w", tmpl.Method, c.path(cl), err)
-	}
-	return cl, nil
+	return cl
 }
 
 // newHeaders returns the headers of every request of a Client (see
@@ -306,10 +305,7 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 	if ctx == nil {
 		return fmt.Errorf("%w: nil context.Context", ErrInvalidParams)
 	}
-	cl, err := c.newCall(ctx, o, id, query, body)
-	if err != nil {
-		return err
-	}
+	cl := c.newCall(ctx, o, id, query, body)
 	method := operations[o].method
 	if err := ctx.Err(); err != nil {
 		return &transportError{method: method, path: c.path(cl), err: err}

@@ -121,15 +121,24 @@ func (t *Transport) Base() http.RoundTripper {
 }
 
 // RoundTrip runs one attempt. It returns a response whose Body is already
-// read into memory (see Contents), or an error.
+// read into memory (see Contents), or an error. A request with a GetBody and
+// no Body is sent with a body from GetBody (see NewBody), made afresh for
+// each attempt.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
 	a := newAttempt(parent, t.Timeout)
 	defer a.release()
 	a.t = t
 	base := t.Base()
-	hasBody := req.Body != nil && req.Body != http.NoBody
 	req = req.WithContext(a.ctx())
+	if req.Body == nil && req.GetBody != nil {
+		body, err := req.GetBody() // see NewBody
+		if err != nil {
+			return nil, err
+		}
+		req.Body = body
+	}
+	hasBody := req.Body != nil && req.Body != http.NoBody
 	if t.Header != nil {
 		req.Header = t.Header(hasBody)
 		if _, ok := base.(*http.Transport); !ok {
