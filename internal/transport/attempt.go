@@ -42,20 +42,23 @@ type attempt struct {
 	t     *Transport                    // that sends the request; nil in tests of the attempt alone
 	body0 func() (io.ReadCloser, error) // the request's own GetBody (see getBody)
 
-	mu       sync.Mutex
-	done     chan struct{} // the context's Done, made when first asked for
-	cause    error         // why the context ended: the call context's cause, or one of the attempt's
-	after    afterFuncs    // what AfterFunc registered (net/http's child context)
-	conn     net.Conn      // of the last request net/http began to send
-	body     io.Closer     // the body being read
-	tries    int32         // requests net/http began to send (GotConn calls)
-	refused  refusal       // why a resend was refused (see gotConn)
-	reused   bool          // the last request's connection had served others before
-	sent     bool          // the last request may have reached the server (its headers were written)
-	ended    bool          // the attempt has ended: a body is closed at once
-	expired  bool          // its time ran out
-	byCall   bool          // the call's context ended the attempt's
-	composed bool          // parent holds the caller's ClientTrace, composed with the attempt's (see ctx)
+	mu        sync.Mutex
+	waiter    sync.WaitGroup // readAsync waits on it for the attempt's end (see waiting)
+	done      chan struct{}  // the context's Done, made when first asked for
+	cause     error          // why the context ended: the call context's cause, or one of the attempt's
+	after     afterFuncs     // what AfterFunc registered (net/http's child context)
+	conn      net.Conn       // of the last request net/http began to send
+	body      io.Closer      // the body being read
+	tries     int32          // requests net/http began to send (GotConn calls)
+	refused   refusal        // why a resend was refused (see gotConn)
+	reused    bool           // the last request's connection had served others before
+	sent      bool           // the last request may have reached the server (its headers were written)
+	ended     bool           // the attempt has ended: a body is closed at once
+	expired   bool           // its time ran out
+	byCall    bool           // the call's context ended the attempt's
+	composed  bool           // parent holds the caller's ClientTrace, composed with the attempt's (see ctx)
+	waiting   bool           // readAsync waits: the attempt's end is to call waiter.Done
+	afterUsed bool           // AfterFunc registered a function in after.first (it may have run or been stopped since)
 }
 
 // Causes of an attempt's context's end, other than the call's.
@@ -233,9 +236,18 @@ func closeInterruptsRead(body io.Reader) bool {
 // first. Then it closes the body and leaves the read behind: a body whose
 // Close does not interrupt its Read (an io.NopCloser around a reader that
 // blocks) keeps that goroutine until its Read returns, but not the call.
+//
+// It waits on a WaitGroup rather than on Done, whose channel the attempt
+// makes only for those who ask.
 func (a *attempt) readAsync(body io.Reader, size, max int64) ([]byte, error) {
+	a.mu.Lock()
+	if a.cause == nil {
+		a.waiting = true
+		a.waiter.Add(1)
+	}
+	a.mu.Unlock()
 	go a.readInto(body, size, max)
-	<-a.Done()
+	a.waiter.Wait()
 	if a.endedBy() == errBodyRead {
 		return a.buf.data, a.buf.cut
 	}

@@ -78,6 +78,10 @@ func (a *attempt) endCtx(byCall bool, cause error) {
 	if a.done != nil {
 		close(a.done)
 	}
+	if a.waiting {
+		a.waiting = false
+		a.waiter.Done()
+	}
 	a.mu.Unlock()
 	if first != nil {
 		first()
@@ -102,24 +106,24 @@ func (a *attempt) AfterFunc(f func()) func() bool {
 		go f()
 		return func() bool { return false }
 	}
-	return a.after.add(a, f)
+	return a.after.add(a, f, &a.afterUsed)
 }
 
 // afterFuncs holds what AfterFunc registered: the first function (net/http's
 // child context, on every attempt) in a field, any others in a slice.
 type afterFuncs struct {
-	first     func()
-	more      *[]*afterFunc
-	firstUsed bool // first was registered (it may have run or been stopped since)
+	first func()
+	more  *[]*afterFunc
 }
 
 // afterFunc is a function registered after the first.
 type afterFunc struct{ f func() }
 
-// add registers f (a.mu held) and returns its stop function.
-func (r *afterFuncs) add(a *attempt, f func()) func() bool {
-	if !r.firstUsed {
-		r.first, r.firstUsed = f, true
+// add registers f (a.mu held) and returns its stop function; used says
+// whether the first field has been used.
+func (r *afterFuncs) add(a *attempt, f func(), used *bool) func() bool {
+	if !*used {
+		r.first, *used = f, true
 		return a.stopFirst
 	}
 	af := &afterFunc{f: f}
