@@ -25,7 +25,9 @@
 #    process alone) with 64 goroutines over loopback, ROUNDS runs of each of
 #    ogen and the SDK, interleaved, of CPUN calls each; the median of each.
 #    This one is noisy on a busy machine; the median of interleaved runs is
-#    what to compare.
+#    what to compare. Then, where valgrind is installed, the instructions per
+#    call of the same 64 goroutines on one P (callgrind, NG calls), which
+#    barely move.
 set -eu
 cd "$(dirname "$0")"
 
@@ -45,15 +47,18 @@ fi
 # No cgo (valgrind and cgo's thread start do not mix).
 CGO_ENABLED=0 go build -o "$out/callgrind" ./cmd/callgrind
 CGO_ENABLED=0 go build -o "$out/benchserver" ./cmd/benchserver
-# ir prints the instructions of one call: a run of N calls minus a run of 0,
-# divided by N. No asynchronous preemption (its signals trip callgrind), one
-# P, no garbage collection.
+# ir prints the instructions of one call: a run of n calls (N, else the
+# first argument given as n=...) minus a run of 0, divided by n. No
+# asynchronous preemption (its signals trip callgrind), one P, no garbage
+# collection.
 ir() {
+	n=$N
+	case $1 in n=*) n=${1#n=}; shift ;; esac
 	base=$(GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 		"$out/callgrind" -n 0 "$@" 2>&1 | sed -n 's/.*Collected : *\([0-9]*\).*/\1/p')
 	total=$(GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-		"$out/callgrind" -n "$N" "$@" 2>&1 | sed -n 's/.*Collected : *\([0-9]*\).*/\1/p')
-	echo $(( (total - base) / N ))
+		"$out/callgrind" -n "$n" "$@" 2>&1 | sed -n 's/.*Collected : *\([0-9]*\).*/\1/p')
+	echo $(( (total - base) / n ))
 }
 
 if [ "$CALLGRIND" != 0 ]; then
@@ -80,8 +85,9 @@ while [ ! -s "$out/url" ]; do sleep 0.1; done
 url=$(cat "$out/url")
 
 N2=${N2:-2000}
+NL=${NL:-2000}
 echo
-echo "over loopback, the server in another process: the client's instructions (callgrind, N=$N), allocations and bytes (N2=$N2) per call, GOGC=off"
+echo "over loopback, the server in another process: the client's instructions (callgrind, NL=$NL), allocations and bytes (N2=$N2) per call, GOGC=off"
 printf '%-10s %-13s %12s %10s %10s %10s\n' op client instructions allocs bytes x-floor
 for op in ListPets CreatePet GetPet; do
 	floor=
@@ -92,7 +98,7 @@ for op in ListPets CreatePet GetPet; do
 		instr=-
 		ratio=-
 		if [ "$CALLGRIND" != 0 ]; then
-			instr=$(ir -url "$url" -client "$client" -op "$op")
+			instr=$(ir n="$NL" -url "$url" -client "$client" -op "$op")
 			if [ -z "$floor" ]; then floor=$instr; fi
 			ratio=$(awk "BEGIN{printf \"%.3f\", $instr/$floor}")
 		fi
@@ -100,7 +106,7 @@ for op in ListPets CreatePet GetPet; do
 	done
 done
 
-ROUNDS=${ROUNDS:-5}
+ROUNDS=${ROUNDS:-7}
 CPUN=${CPUN:-20000}
 echo
 echo "client CPU per call, 64 goroutines over loopback: median of $ROUNDS interleaved runs of $CPUN calls"
@@ -122,3 +128,15 @@ for op in ListPets CreatePet GetPet; do
 	s=$(median "$op" sdk)
 	printf '%-10s %14s %14s %8s\n' "$op" "$o" "$s" "$(awk "BEGIN{printf \"%.3f\", $s/$o}")"
 done
+
+if [ "$CALLGRIND" != 0 ]; then
+	NG=${NG:-1000}
+	echo
+	echo "the same in instructions, the same 64 goroutines on one P under callgrind (NG=$NG, GOGC=off): steady where CPU time is not"
+	printf '%-10s %14s %14s %8s\n' op ogen-instr sdk-instr sdk/ogen
+	for op in ListPets CreatePet GetPet; do
+		o=$(ir n="$NG" -url "$url" -client ogen -op "$op" -g 64)
+		s=$(ir n="$NG" -url "$url" -client sdk -op "$op" -g 64)
+		printf '%-10s %14s %14s %8s\n' "$op" "$o" "$s" "$(awk "BEGIN{printf \"%.3f\", $s/$o}")"
+	done
+fi

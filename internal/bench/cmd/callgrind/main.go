@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -33,6 +34,7 @@ func main() {
 	n := flag.Int("n", 100, "calls")
 	url := flag.String("url", "", "server to call over loopback (cmd/benchserver's URL); empty: in process")
 	g := flag.Int("g", 1, "goroutines making the calls")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the calls measured to this file")
 	flag.Parse()
 
 	var c *bench.Client
@@ -54,6 +56,15 @@ func main() {
 	if *g > 1 {
 		run(ctx, call, *g, *g*10) // one connection per goroutine, before measuring
 	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+	}
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	cpu0 := cpuTime()
@@ -61,6 +72,7 @@ func main() {
 		fail(err)
 	}
 	cpu := cpuTime() - cpu0
+	pprof.StopCPUProfile()
 	runtime.ReadMemStats(&m1)
 	if err := c.Check(ctx, *op); err != nil {
 		fail(err)
