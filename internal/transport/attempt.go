@@ -43,22 +43,25 @@ type attempt struct {
 	body0 func() (io.ReadCloser, error) // the request's own GetBody (see getBody)
 
 	mu        sync.Mutex
-	waiter    sync.WaitGroup // readAsync waits on it for the attempt's end (see waiting)
-	done      chan struct{}  // the context's Done, made when first asked for
-	cause     error          // why the context ended: the call context's cause, or one of the attempt's
-	after     afterFuncs     // what AfterFunc registered (net/http's child context)
-	conn      net.Conn       // of the last request net/http began to send
-	body      io.Closer      // the body being read
-	tries     int32          // requests net/http began to send (GotConn calls)
-	refused   refusal        // why a resend was refused (see gotConn)
-	reused    bool           // the last request's connection had served others before
-	sent      bool           // the last request may have reached the server (its headers were written)
-	ended     bool           // the attempt has ended: a body is closed at once
-	expired   bool           // its time ran out
-	byCall    bool           // the call's context ended the attempt's
-	composed  bool           // parent holds the caller's ClientTrace, composed with the attempt's (see ctx)
-	waiting   bool           // readAsync waits: the attempt's end is to call waiter.Done
-	afterUsed bool           // AfterFunc registered a function in after.first (it may have run or been stopped since)
+	waiter    sync.WaitGroup          // readAsync waits on it for the attempt's end (see waiting)
+	done      chan struct{}           // the context's Done, made when first asked for (unless wrapped)
+	inner     context.Context         // wrapped: a context.WithCancelCause whose Done is the attempt's (see Done)
+	cancelIn  context.CancelCauseFunc // inner's
+	cause     error                   // why the context ended: the call context's cause, or one of the attempt's
+	after     afterFuncs              // what AfterFunc registered (net/http's child context)
+	conn      net.Conn                // of the last request net/http began to send
+	body      io.Closer               // the body being read
+	tries     int32                   // requests net/http began to send (GotConn calls)
+	refused   refusal                 // why a resend was refused (see gotConn)
+	reused    bool                    // the last request's connection had served others before
+	sent      bool                    // the last request may have reached the server (its headers were written)
+	ended     bool                    // the attempt has ended: a body is closed at once
+	expired   bool                    // its time ran out
+	byCall    bool                    // the call's context ended the attempt's
+	composed  bool                    // parent holds the caller's ClientTrace, composed with the attempt's (see ctx)
+	waiting   bool                    // readAsync waits: the attempt's end is to call waiter.Done
+	wrapped   bool                    // the request goes through a RoundTripper other than net/http's *http.Transport
+	afterUsed bool                    // AfterFunc registered a function in after.first (it may have run or been stopped since)
 }
 
 // Causes of an attempt's context's end, other than the call's.

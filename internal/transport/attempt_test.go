@@ -241,3 +241,33 @@ func TestAttemptContextEnds(t *testing.T) {
 		t.Errorf("Deadline = %v, %v; want the call's", d, ok)
 	}
 }
+
+// TestAttemptContextWrapped: through a RoundTripper other than net/http's,
+// which may wrap the request's context in one of its own before net/http
+// makes its child, that child registers with the attempt's inner context
+// (no goroutine watches the attempt): it ends as the attempt ends, at once,
+// with the attempt's cause.
+func TestAttemptContextWrapped(t *testing.T) {
+	t.Parallel()
+	if cancelKey == nil {
+		t.Fatal("the context package's key was not learnt")
+	}
+	a := newAttempt(context.Background(), 0)
+	a.wrapped = true
+	defer a.release()
+	wrapped := context.WithValue(a.ctx(), ctxKey{}, "wrapped") // as otelhttp's context does
+	child, cancel := context.WithCancel(wrapped)
+	defer cancel()
+	if a.inner == nil {
+		t.Fatal("the attempt made no inner context for a child under a wrapped context")
+	}
+	a.cancel(errAttemptTimeout)
+	if child.Err() != context.Canceled || context.Cause(child) != errAttemptTimeout {
+		t.Errorf("right after the attempt ended: child's Err %v, cause %v; want Canceled, %v", child.Err(), context.Cause(child), errAttemptTimeout)
+	}
+	if a.Err() != context.Canceled {
+		t.Errorf("attempt's Err = %v", a.Err())
+	}
+}
+
+type ctxKey struct{}

@@ -13,9 +13,25 @@ func (a *attempt) Deadline() (time.Time, bool) { return a.parent.Deadline() }
 
 // Done returns a channel that is closed when the attempt's context ends. It
 // is made on the first call: an attempt that nobody asks for it costs none.
+//
+// Through a RoundTripper other than net/http's *http.Transport (wrapped),
+// it is the Done of a context.WithCancelCause made then (inner), which Value
+// hands to the context package: a RoundTripper that wraps the request's
+// context in one of its own (as otelhttp's does) passes a context that has
+// no AfterFunc to net/http, whose child would then watch the attempt in a
+// goroutine of its own; under inner it registers in inner's map instead.
 func (a *attempt) Done() <-chan struct{} {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.wrapped {
+		if a.inner == nil {
+			a.inner, a.cancelIn = context.WithCancelCause(context.Background())
+			if a.cause != nil {
+				a.cancelIn(a.cause)
+			}
+		}
+		return a.inner.Done()
+	}
 	if a.done == nil {
 		a.done = make(chan struct{})
 		if a.cause != nil {
@@ -38,6 +54,36 @@ func (a *attempt) Err() error {
 		return a.parent.Err() // set for good before parentDone ran
 	}
 	return context.Canceled
+}
+
+// cancelKey is the key under which the context package looks up a
+// context's *cancelCtx (see parentCancelCtx in its source). The key is not
+// exported, so it is learnt once, as traceKey is: context.Cause asks a
+// context that has ended for it. Should that ever find nothing, a child
+// under a wrapped context watches the attempt in a goroutine, as under any
+// context not of the context package's.
+var cancelKey = func() any {
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	k := keyRecorder{Context: ended}
+	_ = context.Cause(&k)
+	return k.key
+}()
+
+// innerValue returns inner's Value for cancelKey (the *cancelCtx, so that
+// the context package registers a child there, see Done), and reports
+// whether key is cancelKey and inner is made.
+func (a *attempt) innerValue(key any) (any, bool) {
+	if key != cancelKey || cancelKey == nil {
+		return nil, false
+	}
+	a.mu.Lock()
+	inner := a.inner
+	a.mu.Unlock()
+	if inner == nil {
+		return nil, false
+	}
+	return inner.Value(key), true
 }
 
 // String names the context, as the context package's own do.
@@ -77,6 +123,9 @@ func (a *attempt) endCtx(byCall bool, cause error) {
 	first, more := a.after.take()
 	if a.done != nil {
 		close(a.done)
+	}
+	if a.cancelIn != nil {
+		a.cancelIn(cause) // cancels inner's children, not the attempt: no lock is taken again
 	}
 	if a.waiting {
 		a.waiting = false

@@ -27,6 +27,9 @@ func (a *attempt) Value(key any) any {
 	if key == traceKey && traceKey != nil && !a.composed {
 		return &a.trace
 	}
+	if v, ok := a.innerValue(key); ok {
+		return v
+	}
 	return a.parent.Value(key)
 }
 

@@ -130,6 +130,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	defer a.release()
 	a.t = t
 	base := t.Base()
+	_, netHTTP := base.(*http.Transport)
+	a.wrapped = !netHTTP
 	req = req.WithContext(a.ctx())
 	if req.Body == nil && req.GetBody != nil {
 		body, err := req.GetBody() // see NewBody
@@ -141,7 +143,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	hasBody := req.Body != nil && req.Body != http.NoBody
 	if t.Header != nil {
 		req.Header = t.Header(hasBody)
-		if _, ok := base.(*http.Transport); !ok {
+		if !netHTTP {
 			h := make(http.Header, len(req.Header))
 			maps.Copy(h, req.Header) // the values are not written, but replaced, by Set and Add
 			req.Header = h
