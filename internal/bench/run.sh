@@ -17,7 +17,7 @@
 #    from B/op and allocs/op, which part 1 reports beside them.
 #    Unlike ns/op, these counts barely move on a busy machine.
 # 3. Over loopback, the server in another process (cmd/benchserver): the
-#    client's instructions per call (callgrind as in 2), and its allocations
+#    client's instructions per call (callgrind as in 2, over NL calls), and its allocations
 #    and bytes per call (runtime.MemStats over N2 calls, GC off), for the
 #    floor (request out, http.Client.Do, body read, nothing decoded), ogen
 #    and the SDK; then the SDK's and ogen's ratios to the floor.
