@@ -81,8 +81,9 @@ type Client struct {
 	pets      url.URL    // <base>/pets: every request's URL starts as a copy
 	plainPath bool       // pets.Path needs no escaping: it is the escaped path
 	userAgent []string
-	get, post *retryablehttp.Client // the retry policy differs by method
-	logger    *slog.Logger          // nil: silent
+	headers   func(body bool) http.Header // see newHeaders
+	get, post *retryablehttp.Client       // the retry policy differs by method
+	logger    *slog.Logger                // nil: silent
 	observer  func(context.Context, Attempt)
 	warned    *warnings
 	red       *redact.Redactor // finds the key in what a server sends; never prints it
@@ -125,8 +126,10 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		warned:    new(warnings),
 		red:       red,
 	}
+	_, auth := cred()
+	c.headers = newHeaders(auth, c.userAgent)
 	timeout, source := cfg.attemptTimeout()
-	t := &transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red, SetHeader: c.setHeader}
+	t := &transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red, Header: c.headers}
 	var observe retry.Observer
 	if cfg.observer != nil {
 		c.observer, observe, t.Record = *cfg.observer, c.observe, record
@@ -238,9 +241,9 @@ func record(ctx context.Context, status int, requestID string, d time.Duration) 
 }
 
 // noHeader is the header of every call's request: the transport sets the
-// real ones (see Client.setHeader) on each attempt's request, whose map is
-// then the attempt's own, so net/http's client has nothing to copy for
-// redirects, which the SDK never follows. Nothing writes to it.
+// real ones (see newHeaders) on each attempt's request, so net/http's
+// client has nothing to copy for redirects, which the SDK never follows.
+// Nothing writes to it.
 var noHeader = http.Header{}
 
 // newCall builds the request of a call of o (with id, the pet id of an
@@ -248,7 +251,7 @@ var noHeader = http.Header{}
 // retryablehttp.NewRequest would from the URL string, without formatting
 // and parsing that string: the URL is a copy of c.pets, with the pet id
 // appended and the query.
-func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body []byte) (*call, error) {
+func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body []byte) *call {
 	cl := &call{Context: ctx, u: c.pets, op: o}
 	cl.u.RawQuery = query
 	if operations[o].byID {
@@ -265,28 +268,32 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 		ProtoMajor: 1,
 		ProtoMinor: 1,
 		Header:     noHeader,
-		Host:       c.pets.Host,
+		// No Host: net/http sends URL.Host then, the same host, and
+		// http.Client's send would copy the URL to set a Host.
 	}
 	cl.req = *tmpl.WithContext(cl)
 	cl.rr.Request = &cl.req
-	var raw any
 	if body != nil {
-		raw = body
+		// The transport gives each attempt a body from GetBody (see
+		// transport.NewBody). Given the bytes, retryablehttp would box
+		// them, close over them twice, and make two readers per attempt.
+		cl.req.GetBody, cl.req.ContentLength = transport.NewBody(body), int64(len(body))
 	}
-	if err := cl.rr.SetBody(raw); err != nil {
-		return nil, fmt.Errorf("petstore: %s %s: %w", tmpl.Method, c.path(cl), err)
-	}
-	return cl, nil
+	return cl
 }
 
-// setHeader fills the header map of an attempt's request (see
-// transport.Transport.SetHeader).
-func (c *Client) setHeader(h http.Header, body bool) {
-	_, h["Authorization"] = c.cred()
-	h["Accept"] = jsonMediaType
-	h["User-Agent"] = c.userAgent
-	if body {
-		h["Content-Type"] = jsonMediaType
+// newHeaders returns the headers of every request of a Client (see
+// transport.Transport.Header), made once: one map for requests without a
+// body, one for those with. Nothing writes to them. It returns a function,
+// whose maps fmt never prints: they hold the key (auth).
+func newHeaders(auth, userAgent []string) func(body bool) http.Header {
+	get := http.Header{"Authorization": auth, "Accept": jsonMediaType, "User-Agent": userAgent}
+	post := http.Header{"Authorization": auth, "Accept": jsonMediaType, "User-Agent": userAgent, "Content-Type": jsonMediaType}
+	return func(body bool) http.Header {
+		if body {
+			return post
+		}
+		return get
 	}
 }
 
@@ -298,10 +305,7 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 	if ctx == nil {
 		return fmt.Errorf("%w: nil context.Context", ErrInvalidParams)
 	}
-	cl, err := c.newCall(ctx, o, id, query, body)
-	if err != nil {
-		return err
-	}
+	cl := c.newCall(ctx, o, id, query, body)
 	method := operations[o].method
 	if err := ctx.Err(); err != nil {
 		return &transportError{method: method, path: c.path(cl), err: err}

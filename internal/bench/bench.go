@@ -1,11 +1,13 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 
 	"github.com/google/go-cmp/cmp"
@@ -22,7 +24,7 @@ const Key = "bench-key"
 var Ops = []string{"ListPets", "CreatePet", "GetPet"}
 
 // Clients are the clients measured, in order.
-var Clients = []string{"hand", "oapi-codegen", "ogen", "sdk", "sdk+observer"}
+var Clients = []string{"floor", "hand", "oapi-codegen", "ogen", "sdk", "sdk+observer"}
 
 // The canned responses and what each client must decode from them.
 var (
@@ -211,6 +213,8 @@ func NewClient(name, baseURL string, hc *http.Client) (*Client, error) {
 		return newOapi(baseURL, hc)
 	case "hand":
 		return newHand(baseURL, hc)
+	case "floor":
+		return newFloor(baseURL, hc)
 	}
 	return nil, fmt.Errorf("unknown client %q", name)
 }
@@ -480,6 +484,111 @@ func newHand(baseURL string, hc *http.Client) (*Client, error) {
 			OpListPetsNonASCII: func() any { return fromHandPets(pets) },
 		},
 	}, nil
+}
+
+// newFloor returns the floor: what any client of this API must do, and
+// nothing more. A request out (the URL, headers and CreatePet's body made
+// once), http.Client.Do, the body read; nothing encoded or decoded per call,
+// no retry, no time limit. Its Result decodes the last body with
+// encoding/json, outside the calls measured.
+func newFloor(baseURL string, hc *http.Client) (*Client, error) {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	auth := []string{"Bearer " + Key}
+	newPet := mustJSON(NewPet)
+	bodies := map[string][]byte{}
+	do := func(ctx context.Context, op, method, url string, body []byte, want int) error {
+		var r io.Reader
+		if body != nil {
+			r = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, url, r)
+		if err != nil {
+			return err
+		}
+		req.Header["Authorization"] = auth
+		req.Header["Accept"] = jsonType
+		if body != nil {
+			req.Header["Content-Type"] = jsonType
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != want {
+			return fmt.Errorf("%s %s: status %d", method, url, resp.StatusCode)
+		}
+		bodies[op] = data
+		return nil
+	}
+	listURL, petsURL, petURL := baseURL+"/pets?limit=100", baseURL+"/pets", baseURL+"/pets/42"
+	decode := func(op string, v any) any {
+		if err := json.Unmarshal(bodies[op], v); err != nil {
+			return err
+		}
+		return reflect.ValueOf(v).Elem().Interface()
+	}
+	return &Client{
+		Name: "floor",
+		Call: map[string]func(context.Context) error{
+			"ListPets": func(ctx context.Context) error {
+				return do(ctx, "ListPets", http.MethodGet, listURL, nil, http.StatusOK)
+			},
+			"CreatePet": func(ctx context.Context) error {
+				return do(ctx, "CreatePet", http.MethodPost, petsURL, newPet, http.StatusCreated)
+			},
+			"GetPet": func(ctx context.Context) error {
+				return do(ctx, "GetPet", http.MethodGet, petURL, nil, http.StatusOK)
+			},
+			OpListPetsNonASCII: func(ctx context.Context) error {
+				return do(ctx, OpListPetsNonASCII, http.MethodGet, listURL+"&status=available", nil, http.StatusOK)
+			},
+		},
+		Result: map[string]func() any{
+			"ListPets":         func() any { return decode("ListPets", new([]petstore.Pet)) },
+			"CreatePet":        func() any { return decode("CreatePet", new(petstore.Pet)) },
+			"GetPet":           func() any { return decode("GetPet", new(petstore.Pet)) },
+			OpListPetsNonASCII: func() any { return decode(OpListPetsNonASCII, new([]petstore.Pet)) },
+		},
+	}, nil
+}
+
+// Pooled is the http.Client of every client but the SDK's over loopback:
+// net/http's default transport with an idle pool as large as the SDK's
+// shared transport keeps (see petstore-go's internal/transport.Shared), so
+// that 64 goroutines do not churn connections through a pool of 2 per host.
+var Pooled = func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 256
+	t.MaxIdleConnsPerHost = 128
+	return &http.Client{Transport: t}
+}()
+
+// Loopback returns the named client, sending to the server at url (as
+// http://127.0.0.1:port, without /v1), after checking one call of each
+// operation. The SDK sends through its own shared transport, the others
+// through Pooled.
+func Loopback(name, url string) (*Client, error) {
+	hc := Pooled
+	if name == "sdk" || name == "sdk+observer" {
+		hc = nil
+	}
+	c, err := NewClient(name, url+"/v1", hc)
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range Ops {
+		if err := c.Check(context.Background(), op); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // InProcess returns the named client over a Canned transport, after

@@ -12,10 +12,11 @@ import (
 	"time"
 )
 
-// attempt is one attempt of a call, and the context of its request: a child
-// of the call's context that ends when the attempt's time runs out, the
-// trace that watches what net/http sends within the attempt (resend.go),
-// and the buffer its body is read into, in one allocation.
+// attempt is one attempt of a call, and the context of its request: a
+// context that ends when the attempt's time runs out, when the call's context
+// (parent) ends, or when the attempt is over; the trace that watches what
+// net/http sends within the attempt (resend.go); and the buffer its body is
+// read into, in one allocation. Its context methods are in attemptctx.go.
 //
 // It ends the attempt when its time runs out or the call's context ends: it
 // cancels the context (so that net/http stops dialling or waiting) and closes
@@ -23,30 +24,44 @@ import (
 // net/http, for one, stops watching it once it hands over the body of a 101
 // Switching Protocols; a RoundTripper may never watch it.
 //
-// Its timer and mutex are made by hand rather than with
+// Its timer, mutex and context are made by hand rather than with
 // context.WithTimeoutCause and a context.AfterFunc that closes the body:
 // those cost six allocations and about 580 bytes more per call, which put
-// the SDK over its cost budget.
+// the SDK over its cost budget. Its context is not a context.WithCancelCause
+// either: net/http makes a cancellable child of every request's context, and
+// under a *context.cancelCtx that child costs the parent a map of children
+// and a Done channel per attempt; under the attempt it registers through
+// AfterFunc, without the map.
 type attempt struct {
-	context.Context                         // a child of the call's context, ended by cancel
-	cancel          context.CancelCauseFunc // with the cause of the attempt's end
-	timer           *time.Timer             // nil without a timeout
-	trace           httptrace.ClientTrace   // what Value returns for httptrace's key, unless composed
-	composed        bool                    // trace is in a context of httptrace's, over the caller's trace
-	buf             bufferedBody            // the response body, once read (readAsync's goroutine reads into it)
+	parent   context.Context       // the call's context; once composed, with trace added by httptrace
+	timer    *time.Timer           // nil without a timeout
+	trace    httptrace.ClientTrace // what Value returns for httptrace's key, unless composed
+	buf      bufferedBody          // the response body, once read (readAsync's goroutine reads into it)
+	stopWait func() bool           // stops the context.AfterFunc that waits for parent, if any
 
 	t     *Transport                    // that sends the request; nil in tests of the attempt alone
 	body0 func() (io.ReadCloser, error) // the request's own GetBody (see getBody)
 
-	mu      sync.Mutex
-	conn    net.Conn  // of the last request net/http began to send
-	body    io.Closer // the body being read
-	tries   int32     // requests net/http began to send (GotConn calls)
-	refused refusal   // why a resend was refused (see gotConn)
-	reused  bool      // the last request's connection had served others before
-	sent    bool      // the last request may have reached the server (its headers were written)
-	ended   bool      // the attempt has ended: a body is closed at once
-	expired bool      // its time ran out
+	mu        sync.Mutex
+	waiter    sync.WaitGroup          // readAsync waits on it for the attempt's end (see waiting)
+	done      chan struct{}           // the context's Done, made when first asked for (unless wrapped)
+	inner     context.Context         // wrapped: a context.WithCancelCause whose Done is the attempt's (see Done)
+	cancelIn  context.CancelCauseFunc // inner's
+	cause     error                   // why the context ended: the call context's cause, or one of the attempt's
+	after     afterFuncs              // what AfterFunc registered (net/http's child context)
+	conn      net.Conn                // of the last request net/http began to send
+	body      io.Closer               // the body being read
+	tries     int32                   // requests net/http began to send (GotConn calls)
+	refused   refusal                 // why a resend was refused (see gotConn)
+	reused    bool                    // the last request's connection had served others before
+	sent      bool                    // the last request may have reached the server (its headers were written)
+	ended     bool                    // the attempt has ended: a body is closed at once
+	expired   bool                    // its time ran out
+	byCall    bool                    // the call's context ended the attempt's
+	composed  bool                    // parent holds the caller's ClientTrace, composed with the attempt's (see ctx)
+	waiting   bool                    // readAsync waits: the attempt's end is to call waiter.Done
+	wrapped   bool                    // the request goes through a RoundTripper other than net/http's *http.Transport
+	afterUsed bool                    // AfterFunc registered a function in after.first (it may have run or been stopped since)
 }
 
 // Causes of an attempt's context's end, other than the call's.
@@ -59,8 +74,10 @@ var (
 // newAttempt starts an attempt whose context is a child of parent, and which
 // ends after timeout (0: only when parent ends).
 func newAttempt(parent context.Context, timeout time.Duration) *attempt {
-	a := new(attempt)
-	a.Context, a.cancel = context.WithCancelCause(parent)
+	a := &attempt{parent: parent}
+	if parent.Done() != nil {
+		a.stopWait = context.AfterFunc(parent, a.parentDone)
+	}
 	a.trace.GotConn = a.gotConn
 	a.trace.WroteHeaders = a.wroteHeaders
 	if timeout > 0 {
@@ -97,10 +114,14 @@ func (a *attempt) timedOut() bool {
 	return a.expired
 }
 
-// release stops the timer and cancels the attempt's context.
+// release stops the timer and the wait for parent, and cancels the
+// attempt's context.
 func (a *attempt) release() {
 	if a.timer != nil {
 		a.timer.Stop()
+	}
+	if a.stopWait != nil {
+		a.stopWait()
 	}
 	a.cancel(errAttemptDone)
 }
@@ -166,11 +187,7 @@ func (a *attempt) bufferBody(parent context.Context, resp *http.Response) error 
 	var data []byte
 	var err error
 	if closeInterruptsRead(body) {
-		if parent.Done() != nil {
-			stop := context.AfterFunc(parent, a.end)
-			defer stop()
-		}
-		data, err = readAll(body, size, limit+1)
+		data, err = readAll(body, size, limit+1) // parentDone or timeUp closes it, should either come first
 	} else {
 		data, err = a.readAsync(body, size, limit+1)
 	}
@@ -222,10 +239,19 @@ func closeInterruptsRead(body io.Reader) bool {
 // first. Then it closes the body and leaves the read behind: a body whose
 // Close does not interrupt its Read (an io.NopCloser around a reader that
 // blocks) keeps that goroutine until its Read returns, but not the call.
+//
+// It waits on a WaitGroup rather than on Done, whose channel the attempt
+// makes only for those who ask.
 func (a *attempt) readAsync(body io.Reader, size, max int64) ([]byte, error) {
+	a.mu.Lock()
+	if a.cause == nil {
+		a.waiting = true
+		a.waiter.Add(1)
+	}
+	a.mu.Unlock()
 	go a.readInto(body, size, max)
-	<-a.Done()
-	if context.Cause(a) == errBodyRead {
+	a.waiter.Wait()
+	if a.endedBy() == errBodyRead {
 		return a.buf.data, a.buf.cut
 	}
 	// Close it in a goroutine too: a Close that waits for the Read would

@@ -3,11 +3,13 @@ package transport
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"reflect"
 	"testing"
+	"time"
 
 	"golang.org/x/net/http2"
 )
@@ -96,7 +98,7 @@ func TestResendGate(t *testing.T) {
 			for _, c := range conns {
 				closed += c.closed
 			}
-			cause := context.Cause(a)
+			cause := a.endedBy()
 			if tc.want == nil && (cause != nil || closed != 0) {
 				t.Errorf("context ended with %v, %d connections closed; want neither", cause, closed)
 			}
@@ -162,3 +164,110 @@ func TestPlainHTTP2(t *testing.T) {
 		}
 	}
 }
+
+// TestAttemptContext: the attempt is a context whose children (net/http
+// makes one per request) register through its AfterFunc, without a map or a
+// goroutine, and end when the attempt ends: by its own cause, or by the
+// call's context's, whose error it then reports.
+func TestAttemptContext(t *testing.T) {
+	t.Parallel()
+	errCall := errors.New("call ended")
+	parent, cancelParent := context.WithCancelCause(context.Background())
+	a := newAttempt(parent, 0)
+	defer a.release()
+	if a.Err() != nil {
+		t.Fatalf("a new attempt's Err = %v", a.Err())
+	}
+	child, cancelChild := context.WithCancel(a)
+	defer cancelChild()
+	if a.after.first == nil {
+		t.Fatal("a child context did not register through AfterFunc")
+	}
+	second, cancelSecond := context.WithCancel(a)
+	cancelSecond() // stops its AfterFunc
+	if a.after.more == nil || len(*a.after.more) != 1 || (*a.after.more)[0].f != nil {
+		t.Error("a second child that ended is still registered")
+	}
+	if second.Err() != context.Canceled {
+		t.Errorf("second child's Err = %v", second.Err())
+	}
+
+	cancelParent(errCall)
+	<-a.Done()
+	<-child.Done()
+	if a.Err() != context.Canceled || a.endedBy() != errCall || child.Err() != context.Canceled {
+		t.Errorf("after the call's context ended: Err %v, cause %v, child's Err %v; want Canceled, %v, Canceled", a.Err(), a.endedBy(), child.Err(), errCall)
+	}
+	if a.after.first != nil {
+		t.Error("the child's AfterFunc is still registered after it ran")
+	}
+	ran := make(chan struct{})
+	stop := a.AfterFunc(func() { close(ran) })
+	<-ran // runs at once: the attempt has ended
+	if stop() {
+		t.Error("stop reports it stopped a function that has run")
+	}
+}
+
+// TestAttemptContextEnds: an attempt's context ends with its time, with
+// Canceled (the attempt's own reason kept apart), and with a call whose
+// deadline has passed, with DeadlineExceeded; its children end with it.
+func TestAttemptContextEnds(t *testing.T) {
+	t.Parallel()
+	a := newAttempt(context.Background(), 0)
+	child, cancelChild := context.WithCancel(a)
+	defer cancelChild()
+	done := a.Done()
+	a.timeUp()
+	<-done
+	<-child.Done()
+	if a.Err() != context.Canceled || a.endedBy() != errAttemptTimeout || !a.timedOut() {
+		t.Errorf("after its time ran out: Err %v, cause %v, timed out %v", a.Err(), a.endedBy(), a.timedOut())
+	}
+	a.release()
+	if a.endedBy() != errAttemptTimeout {
+		t.Errorf("release changed the cause to %v", a.endedBy())
+	}
+
+	past, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel()
+	a = newAttempt(past, 0)
+	defer a.release()
+	<-a.Done()
+	if !errors.Is(a.Err(), context.DeadlineExceeded) {
+		t.Errorf("under a call past its deadline: Err = %v; want DeadlineExceeded", a.Err())
+	}
+	if d, ok := a.Deadline(); !ok || !d.Equal(time.Unix(0, 0)) {
+		t.Errorf("Deadline = %v, %v; want the call's", d, ok)
+	}
+}
+
+// TestAttemptContextWrapped: through a RoundTripper other than net/http's,
+// which may wrap the request's context in one of its own before net/http
+// makes its child, that child registers with the attempt's inner context
+// (no goroutine watches the attempt): it ends as the attempt ends, at once,
+// with the attempt's cause.
+func TestAttemptContextWrapped(t *testing.T) {
+	t.Parallel()
+	if cancelKey == nil {
+		t.Fatal("the context package's key was not learnt")
+	}
+	a := newAttempt(context.Background(), 0)
+	a.wrapped = true
+	defer a.release()
+	wrapped := context.WithValue(a.ctx(), ctxKey{}, "wrapped") // as otelhttp's context does
+	child, cancel := context.WithCancel(wrapped)
+	defer cancel()
+	if a.inner == nil {
+		t.Fatal("the attempt made no inner context for a child under a wrapped context")
+	}
+	a.cancel(errAttemptTimeout)
+	if child.Err() != context.Canceled || context.Cause(child) != errAttemptTimeout {
+		t.Errorf("right after the attempt ended: child's Err %v, cause %v; want Canceled, %v", child.Err(), context.Cause(child), errAttemptTimeout)
+	}
+	if a.Err() != context.Canceled {
+		t.Errorf("attempt's Err = %v", a.Err())
+	}
+}
+
+type ctxKey struct{}

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -93,4 +94,15 @@ func readAll(r io.Reader, size, max int64) ([]byte, error) {
 			b = append(b, 0)[:len(b)]
 		}
 	}
+}
+
+// NewBody returns the GetBody of a request whose body is data, which
+// nothing may write to: each call returns a new reader over it. RoundTrip
+// sends a request with a GetBody and no Body with a body from GetBody, made
+// afresh for each attempt.
+func NewBody(data []byte) func() (io.ReadCloser, error) {
+	// A *bytes.Reader, which net/http knows to be in memory: it writes
+	// such a body with the headers, where it flushes the headers of any
+	// other first, in a write of their own.
+	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 }

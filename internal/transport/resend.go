@@ -20,13 +20,17 @@ import (
 
 // Value returns the attempt's trace for httptrace's key, so that the
 // attempt is a context with a ClientTrace without another allocation, and
-// else what the parent holds. A trace that another layer adds on top (such
-// as otelhttp's) finds it and calls it as well.
+// else what the call's context holds. Over a caller's own ClientTrace (see
+// ctx) it answers from the context httptrace made, whose trace calls the
+// caller's hooks as well as the attempt's.
 func (a *attempt) Value(key any) any {
 	if key == traceKey && traceKey != nil && !a.composed {
 		return &a.trace
 	}
-	return a.Context.Value(key)
+	if v, ok := a.innerValue(key); ok {
+		return v
+	}
+	return a.parent.Value(key)
 }
 
 // traceKey is the key under which httptrace.ContextClientTrace looks up a
@@ -52,16 +56,16 @@ func (k *keyRecorder) Value(key any) any {
 	return nil
 }
 
-// ctx returns the context of the attempt's request: the attempt itself, or,
-// should traceKey be unknown or the caller's context hold a ClientTrace of
-// its own, the attempt with its trace added by httptrace, which calls the
-// caller's hooks too.
+// ctx returns the context of the attempt's request: the attempt itself.
+// Should traceKey be unknown or the call's context hold a ClientTrace of its
+// own, httptrace adds the attempt's trace to the call's context the
+// documented way (calling the caller's hooks too), and the attempt answers
+// Value from that context, whose Err, Deadline and Cause are the call's.
 func (a *attempt) ctx() context.Context {
-	if traceKey != nil && httptrace.ContextClientTrace(a.Context) == nil {
-		return a
+	if traceKey == nil || httptrace.ContextClientTrace(a.parent) != nil {
+		a.parent, a.composed = httptrace.WithClientTrace(a.parent, &a.trace), true
 	}
-	a.composed = true // Value leaves the trace to httptrace's context
-	return httptrace.WithClientTrace(a, &a.trace)
+	return a
 }
 
 // gotConn runs each time net/http begins to send the attempt's request on

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"sync"
@@ -49,11 +50,17 @@ type Transport struct {
 	// reading the response.
 	Record func(ctx context.Context, status int, requestID string, d time.Duration)
 
-	// SetHeader, if set, fills the header map of each attempt's request,
-	// which is the attempt's own: body says whether the request has one.
+	// Header, if set, returns the header of each attempt's request (body
+	// says whether it has one): a map made once, shared by every attempt,
+	// that nothing writes to. An attempt through a RoundTripper other than
+	// net/http's *http.Transport, which never writes to a request, gets a
+	// map of its own (with the same values, whose slices Header.Set and
+	// Add replace rather than write to): RoundTripper's contract forbids
+	// writing to the request, but one that did would race with every
+	// other attempt on a shared map.
 	// It is a function, so that printing a Transport never shows what it
 	// sets (the key).
-	SetHeader func(h http.Header, body bool)
+	Header func(body bool) http.Header
 }
 
 // Numbered is a context that knows which attempt of its call its request
@@ -114,19 +121,33 @@ func (t *Transport) Base() http.RoundTripper {
 }
 
 // RoundTrip runs one attempt. It returns a response whose Body is already
-// read into memory (see Contents), or an error.
+// read into memory (see Contents), or an error. A request with a GetBody and
+// no Body is sent with a body from GetBody (see NewBody), made afresh for
+// each attempt.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
 	a := newAttempt(parent, t.Timeout)
 	defer a.release()
 	a.t = t
 	base := t.Base()
-	hasBody := req.Body != nil && req.Body != http.NoBody
+	_, netHTTP := base.(*http.Transport)
+	a.wrapped = !netHTTP
 	req = req.WithContext(a.ctx())
-	if t.SetHeader != nil {
-		h := make(http.Header, 4)
-		t.SetHeader(h, hasBody)
-		req.Header = h
+	if req.Body == nil && req.GetBody != nil {
+		body, err := req.GetBody() // see NewBody
+		if err != nil {
+			return nil, err
+		}
+		req.Body = body
+	}
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	if t.Header != nil {
+		req.Header = t.Header(hasBody)
+		if !netHTTP {
+			h := make(http.Header, len(req.Header))
+			maps.Copy(h, req.Header) // the values are not written, but replaced, by Set and Add
+			req.Header = h
+		}
 	}
 	if hasBody && (req.URL.Scheme != "http" || t.User != nil && plainHTTP2(base)) {
 		// net/http sends a body again only through GetBody: over HTTP/2,

@@ -60,3 +60,32 @@ func TestShared(t *testing.T) {
 		t.Errorf("shared transport: MaxIdleConnsPerHost %d, Proxy set %v; want >= 64 and the environment's proxy", s.MaxIdleConnsPerHost, s.Proxy != nil)
 	}
 }
+
+// TestHeaderShared: through a RoundTripper other than net/http's
+// *http.Transport (which gets the shared map itself: it never writes to a
+// request), each attempt's request carries a copy of the Header map, so
+// that one that writes to it changes neither the map nor the next request.
+func TestHeaderShared(t *testing.T) {
+	t.Parallel()
+	shared := http.Header{"Accept": {"application/json"}}
+	header := func(bool) http.Header { return shared }
+	var seen []http.Header
+	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if req.Header["X-Written"] != nil {
+			t.Error("a request carries what the RoundTripper wrote to an earlier one")
+		}
+		seen = append(seen, req.Header)
+		req.Header["X-Written"] = []string{"1"} // against RoundTripper's contract
+		return &http.Response{StatusCode: 200, Body: http.NoBody}, nil
+	})
+	tr := &Transport{User: &http.Client{Transport: rt}, Header: header}
+	for range 2 {
+		if _, err := get(context.Background(), tr, "https://petstore.test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(shared) != 1 || len(seen) != 2 || seen[0]["Accept"][0] != "application/json" {
+		t.Errorf("shared header %v, requests' headers %v; want the shared one unchanged, copied into each", shared, seen)
+	}
+
+}

@@ -1,7 +1,16 @@
-// Command callgrind makes n calls of one operation with one client over the
-// in-process transport, for counting instructions with valgrind: run it
-// with -n 0 and with -n N under callgrind, and the difference of the two
-// totals divided by N is the cost of one call. run.sh does this.
+// Command callgrind makes n calls of one operation with one client, for
+// counting instructions with valgrind: run it with -n 0 and with -n N under
+// callgrind, and the difference of the two totals divided by N is the cost
+// of one call. run.sh does this.
+//
+// By default the calls go to the in-process transport (bench.Canned). With
+// -url, they go over loopback to that server (cmd/benchserver, in another
+// process, so that only the client's work is counted). With -g, they are
+// made from that many goroutines at once.
+//
+// After the calls it prints, per call, the allocations and bytes allocated
+// (runtime.MemStats) and the process's CPU time (user and system, from
+// getrusage): the client's alone when the server is in another process.
 package main
 
 import (
@@ -9,20 +18,34 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/pprof"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/petstore/petstore-go/internal/bench"
 )
 
 func main() {
-	client := flag.String("client", "sdk", "client: hand, oapi-codegen, ogen, sdk or sdk+observer")
+	client := flag.String("client", "sdk", "client: floor, hand, oapi-codegen, ogen, sdk or sdk+observer")
 	op := flag.String("op", "ListPets", "operation: ListPets, CreatePet or GetPet")
 	n := flag.Int("n", 100, "calls")
+	url := flag.String("url", "", "server to call over loopback (cmd/benchserver's URL); empty: in process")
+	g := flag.Int("g", 1, "goroutines making the calls")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the calls measured to this file")
 	flag.Parse()
 
-	c, err := bench.InProcess(*client) // checks every operation's result once
+	var c *bench.Client
+	var err error
+	if *url == "" {
+		c, err = bench.InProcess(*client) // checks every operation's result once
+	} else {
+		c, err = bench.Loopback(*client, *url)
+	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		fail(err)
 	}
 	call := c.Call[*op]
 	if call == nil {
@@ -30,14 +53,77 @@ func main() {
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	for range *n {
-		if err := call(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+	if *g > 1 {
+		run(ctx, call, *g, *g*10) // one connection per goroutine, before measuring
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
 		}
 	}
-	if err := c.Check(ctx, *op); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	cpu0 := cpuTime()
+	if err := run(ctx, call, *g, *n); err != nil {
+		fail(err)
 	}
+	cpu := cpuTime() - cpu0
+	pprof.StopCPUProfile()
+	runtime.ReadMemStats(&m1)
+	if err := c.Check(ctx, *op); err != nil {
+		fail(err)
+	}
+	if *n > 0 {
+		fmt.Printf("allocs/op %.1f B/op %.0f cpu-ns/op %.0f\n",
+			float64(m1.Mallocs-m0.Mallocs)/float64(*n), float64(m1.TotalAlloc-m0.TotalAlloc)/float64(*n),
+			float64(cpu)/float64(*n))
+	}
+}
+
+// run makes n calls from g goroutines, and returns the first error.
+func run(ctx context.Context, call func(context.Context) error, g, n int) error {
+	if g <= 1 {
+		for range n {
+			if err := call(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var next atomic.Int64
+	var first error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range g {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) {
+				if err := call(ctx); err != nil {
+					once.Do(func() { first = err })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fail(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(1)
 }
