@@ -2,6 +2,7 @@ package petstore
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 )
@@ -72,3 +73,20 @@ func checkKey(key string) error {
 	}
 	return nil
 }
+
+// newHeaders returns the headers of every request of a Client (see
+// transport.Transport.Header), made once: one map for requests without a
+// body, one for those with. Nothing writes to them. It returns a function,
+// whose maps fmt never prints: they hold the key (auth).
+func newHeaders(auth, userAgent []string) func(body bool) http.Header {
+	get := http.Header{"Authorization": auth, "Accept": jsonMediaType, "User-Agent": userAgent}
+	post := http.Header{"Authorization": auth, "Accept": jsonMediaType, "User-Agent": userAgent, "Content-Type": jsonMediaType}
+	return func(body bool) http.Header {
+		if body {
+			return post
+		}
+		return get
+	}
+}
+
+var jsonMediaType = []string{"application/json"}

@@ -240,9 +240,19 @@ type faultServer struct {
 	cut      map[string]bool // connections a connection-wide fault ended (HTTP/2)
 }
 
+// faultStallFor is how long a stall lasts before the server answers after
+// all, as if late: far longer than any attempt's timeout (faultTimeout), so
+// that a client that times out has long gone even on a machine so loaded
+// that it runs the test process seldom. It was 5s, and TestFaultInjection
+// failed twice at a load of 10-12 on 2 cores with a 200 after a stall: most
+// likely a process kept off the CPU that long, which then ran the client's
+// 0.5s timer and the stall's end in one slice, the answer first. A client
+// that ignores its timeout still gets the answer, late, and fails the test.
+const faultStallFor = time.Minute
+
 func newFaultServer(t testing.TB, key string, plan func(string, int) fault) *faultServer {
 	t.Helper()
-	s := &faultServer{t: t, key: key, plan: plan, stall: 5 * time.Second,
+	s := &faultServer{t: t, key: key, plan: plan, stall: faultStallFor,
 		log: map[string][]fault{}, attempts: map[string][]fault{}, stored: map[string][]Pet{}, nextID: 1 << 40, cut: map[string]bool{}}
 	var conns atomic.Int64
 	s.conns = conns.Load
@@ -262,7 +272,7 @@ func newFaultServer(t testing.TB, key string, plan func(string, int) fault) *fau
 // whose frames can carry the HTTP/2 kinds of fault.
 func newFaultServerH2(t testing.TB, key string, plan func(string, int) fault) *faultServer {
 	t.Helper()
-	s := &faultServer{t: t, key: key, plan: plan, stall: 5 * time.Second, h2: true,
+	s := &faultServer{t: t, key: key, plan: plan, stall: faultStallFor, h2: true,
 		log: map[string][]fault{}, attempts: map[string][]fault{}, stored: map[string][]Pet{}, nextID: 1 << 40, cut: map[string]bool{}}
 	srv := newH2Server(t, s)
 	s.URL, s.Close = srv.URL, srv.Close

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // Option configures a Client. Options only record a value: NewClient checks
@@ -305,4 +307,44 @@ type Attempt struct {
 	Duration  time.Duration // from sending the request to the end of reading the response
 	Retry     bool          // the SDK makes another attempt
 	Wait      time.Duration // how long it waits before that attempt (when Retry)
+}
+
+// observe hands the observer the attempt of ctx's call that has just ended,
+// with resp or err, and the retry policy's decision (see retry.Observer).
+func (c *Client) observe(ctx context.Context, resp *http.Response, err error, again bool, wait time.Duration) {
+	cl, ok := ctx.(*call)
+	if !ok {
+		return
+	}
+	o := &operations[cl.op]
+	a := Attempt{
+		Operation: o.name,
+		Method:    o.method,
+		Host:      c.pets.Host,
+		Path:      c.path(cl),
+		Number:    cl.retry.Attempts(),
+		Status:    int(cl.status),
+		RequestID: cl.requestID,
+		Duration:  cl.duration,
+		Retry:     again,
+		Wait:      wait,
+	}
+	cl.status, cl.requestID, cl.duration = 0, "", 0 // should the next attempt not reach the transport
+	switch {
+	case err != nil:
+		a.Err = &transportError{method: o.method, path: c.path(cl), err: redactError(err, c.red)}
+	case resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299): // only such a body is kept when cut short
+		if data, cut := transport.Contents(resp.Body); cut != nil {
+			a.Err = &transportError{method: o.method, path: c.path(cl), err: &cutError{n: len(data), err: redactError(cut, c.red)}}
+		}
+	}
+	c.observer(cl.Context, a)
+}
+
+// record keeps what the attempt of ctx's call being made received (see
+// transport.Transport.Record), for the observer.
+func record(ctx context.Context, status int, requestID string, d time.Duration) {
+	if cl, ok := ctx.(*call); ok {
+		cl.status, cl.requestID, cl.duration = int32(status), requestID, d
+	}
 }

@@ -232,14 +232,6 @@ func (cl *call) RetryCall() *retry.Call { return &cl.retry }
 // transport.Numbered): one more than the attempts that have ended.
 func (cl *call) Attempt() int { return cl.retry.Attempts() + 1 }
 
-// record keeps what the attempt of ctx's call being made received (see
-// transport.Transport.Record), for the observer.
-func record(ctx context.Context, status int, requestID string, d time.Duration) {
-	if cl, ok := ctx.(*call); ok {
-		cl.status, cl.requestID, cl.duration = int32(status), requestID, d
-	}
-}
-
 // noHeader is the header of every call's request: the transport sets the
 // real ones (see newHeaders) on each attempt's request, so net/http's
 // client has nothing to copy for redirects, which the SDK never follows.
@@ -280,21 +272,6 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 		cl.req.GetBody, cl.req.ContentLength = transport.NewBody(body), int64(len(body))
 	}
 	return cl
-}
-
-// newHeaders returns the headers of every request of a Client (see
-// transport.Transport.Header), made once: one map for requests without a
-// body, one for those with. Nothing writes to them. It returns a function,
-// whose maps fmt never prints: they hold the key (auth).
-func newHeaders(auth, userAgent []string) func(body bool) http.Header {
-	get := http.Header{"Authorization": auth, "Accept": jsonMediaType, "User-Agent": userAgent}
-	post := http.Header{"Authorization": auth, "Accept": jsonMediaType, "User-Agent": userAgent, "Content-Type": jsonMediaType}
-	return func(body bool) http.Header {
-		if body {
-			return post
-		}
-		return get
-	}
 }
 
 // do makes one call of o, with id, the pet id of an operation by id, query,
@@ -359,40 +336,6 @@ func (c *Client) callError(cl *call, resp *http.Response, err error) error {
 	}
 	return e
 }
-
-// observe hands the observer the attempt of ctx's call that has just ended,
-// with resp or err, and the retry policy's decision (see retry.Observer).
-func (c *Client) observe(ctx context.Context, resp *http.Response, err error, again bool, wait time.Duration) {
-	cl, ok := ctx.(*call)
-	if !ok {
-		return
-	}
-	o := &operations[cl.op]
-	a := Attempt{
-		Operation: o.name,
-		Method:    o.method,
-		Host:      c.pets.Host,
-		Path:      c.path(cl),
-		Number:    cl.retry.Attempts(),
-		Status:    int(cl.status),
-		RequestID: cl.requestID,
-		Duration:  cl.duration,
-		Retry:     again,
-		Wait:      wait,
-	}
-	cl.status, cl.requestID, cl.duration = 0, "", 0 // should the next attempt not reach the transport
-	switch {
-	case err != nil:
-		a.Err = &transportError{method: o.method, path: c.path(cl), err: redactError(err, c.red)}
-	case resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299): // only such a body is kept when cut short
-		if data, cut := transport.Contents(resp.Body); cut != nil {
-			a.Err = &transportError{method: o.method, path: c.path(cl), err: &cutError{n: len(data), err: redactError(cut, c.red)}}
-		}
-	}
-	c.observer(cl.Context, a)
-}
-
-var jsonMediaType = []string{"application/json"}
 
 // warnDeprecated logs, once per Client, that the deprecated GetPet is used.
 func (c *Client) warnDeprecated(ctx context.Context) {
