@@ -47,15 +47,7 @@ func list(ctx context.Context, e *env, args []string) int {
 	if code, ok := parse(fs, args, 0); !ok {
 		return code
 	}
-	c, code := e.client()
-	if c == nil {
-		return code
-	}
-	pets, err := c.ListPets(ctx, p)
-	if err != nil {
-		return e.fail(err)
-	}
-	return e.print(pets)
+	return e.call(func(c *petstore.Client) (any, error) { return c.ListPets(ctx, p) })
 }
 
 // create: petstore create -name NAME -category ID [-status S].
@@ -71,15 +63,7 @@ func create(ctx context.Context, e *env, args []string) int {
 	if !isSet(fs, "category") {
 		return usageError(e.stderr, "create: -category is required")
 	}
-	c, code := e.client()
-	if c == nil {
-		return code
-	}
-	pet, err := c.CreatePet(ctx, p)
-	if err != nil {
-		return e.fail(err)
-	}
-	return e.print(pet)
+	return e.call(func(c *petstore.Client) (any, error) { return c.CreatePet(ctx, p) })
 }
 
 // get: petstore get ID.
@@ -92,16 +76,10 @@ func get(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return usageError(e.stderr, "get: %q is not an animal id (an integer)", fs.Arg(0))
 	}
-	c, code := e.client()
-	if c == nil {
-		return code
-	}
-	//lint:ignore SA1019 the CLI offers what the API offers, until it is removed
-	pet, err := c.GetPet(ctx, id)
-	if err != nil {
-		return e.fail(err)
-	}
-	return e.print(pet)
+	return e.call(func(c *petstore.Client) (any, error) {
+		//lint:ignore SA1019 the CLI offers what the API offers, until it is removed
+		return c.GetPet(ctx, id)
+	})
 }
 
 // check: petstore check [-write [-production]].
@@ -129,6 +107,20 @@ func check(ctx context.Context, e *env, args []string) int {
 		return exitDeviation
 	}
 	return exitOK
+}
+
+// call makes the Client of the global flags and hands it to f, then writes
+// f's result on stdout, or its error on stderr, and returns the exit status.
+func (e *env) call(f func(*petstore.Client) (any, error)) int {
+	c, code := e.client()
+	if c == nil {
+		return code
+	}
+	v, err := f(c)
+	if err != nil {
+		return e.fail(err)
+	}
+	return e.print(v)
 }
 
 // isSet reports whether flag name was given.
