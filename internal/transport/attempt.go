@@ -75,11 +75,16 @@ var (
 // ends after timeout (0: only when parent ends).
 func newAttempt(parent context.Context, timeout time.Duration) *attempt {
 	a := &attempt{parent: parent}
+	a.trace.GotConn = a.gotConn
+	a.trace.WroteHeaders = a.wroteHeaders
+	// a.parent is final before anything that may run on another goroutine
+	// (parentDone reads it) is started.
+	if traceKey == nil || httptrace.ContextClientTrace(parent) != nil {
+		a.parent, a.composed = httptrace.WithClientTrace(parent, &a.trace), true
+	}
 	if parent.Done() != nil {
 		a.stopWait = context.AfterFunc(parent, a.parentDone)
 	}
-	a.trace.GotConn = a.gotConn
-	a.trace.WroteHeaders = a.wroteHeaders
 	if timeout > 0 {
 		a.timer = time.AfterFunc(timeout, a.timeUp)
 	}

@@ -271,3 +271,24 @@ func TestAttemptContextWrapped(t *testing.T) {
 }
 
 type ctxKey struct{}
+
+// TestAttemptOverTracedContextEndingAtOnce: a call's context that holds a
+// ClientTrace of the caller's and ends as the attempt starts. The attempt's
+// parent, composed with that trace, was once written after the wait for
+// the call's context began, which read it: a race under -race.
+func TestAttemptOverTracedContextEndingAtOnce(t *testing.T) {
+	t.Parallel()
+	for range 200 {
+		ctx, cancel := context.WithCancel(httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{}))
+		go cancel()
+		a := newAttempt(ctx, 0)
+		if httptrace.ContextClientTrace(a.ctx()) == nil {
+			t.Fatal("no trace in the attempt's context over a caller's trace")
+		}
+		<-ctx.Done()
+		a.release()
+		if err := a.Err(); err == nil {
+			t.Fatal("the attempt's context has not ended with the call's")
+		}
+	}
+}

@@ -58,15 +58,10 @@ func (k *keyRecorder) Value(key any) any {
 
 // ctx returns the context of the attempt's request: the attempt itself.
 // Should traceKey be unknown or the call's context hold a ClientTrace of its
-// own, httptrace adds the attempt's trace to the call's context the
+// own, newAttempt has added the attempt's trace to the call's context the
 // documented way (calling the caller's hooks too), and the attempt answers
 // Value from that context, whose Err, Deadline and Cause are the call's.
-func (a *attempt) ctx() context.Context {
-	if traceKey == nil || httptrace.ContextClientTrace(a.parent) != nil {
-		a.parent, a.composed = httptrace.WithClientTrace(a.parent, &a.trace), true
-	}
-	return a
-}
+func (a *attempt) ctx() context.Context { return a }
 
 // gotConn runs each time net/http begins to send the attempt's request on
 // a connection (httptrace's GotConn): once, and again whenever net/http
