@@ -91,6 +91,11 @@ func check(ctx context.Context, e *env, args []string) int {
 	if code, ok := parse(fs, args, 0); !ok {
 		return code
 	}
+	// A configuration NewClient refuses is bad usage, as for the other
+	// commands; checks.Run would only say it cannot check.
+	if c, code := e.client(); c == nil {
+		return code
+	}
 	if write && !production && checks.IsProduction(e.base()) {
 		return usageError(e.stderr, "check -write would create an animal in production (%s); add -production to mean it", e.base())
 	}

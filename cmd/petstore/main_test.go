@@ -75,6 +75,10 @@ func TestCommands(t *testing.T) {
 		{"negative retries", []string{"-retries", "-1", "list"}, nil, nil, exitUsage, nil, "WithMaxRetries", 0},
 		{"http to a far host", []string{"-base-url", "http://petstore.example.com/v1", "list"}, nil, nil, exitUsage, nil, "clear text", 0},
 		{"bad PETSTORE_INSECURE_HTTP", []string{"list"}, []string{"PETSTORE_INSECURE_HTTP=maybe"}, nil, exitUsage, nil, "PETSTORE_INSECURE_HTTP", 0},
+		{"check, negative retries", []string{"-retries", "-1", "check"}, nil, nil, exitUsage, nil, "WithMaxRetries", 0},
+		{"check, a scheme refused", []string{"-base-url", "ftp://example.com/v1", "check", "-write"}, nil, nil, exitUsage, nil, "scheme", 0},
+		{"check, missing key", []string{"check"}, []string{"PETSTORE_API_KEY="}, nil, exitAuth, nil, "no API key", 0},
+		{"check, wrong key", []string{"check"}, []string{"PETSTORE_API_KEY=wrong-key"}, nil, exitAuth, nil, "401 unauthorized", 1},
 		{"help", []string{"-h"}, nil, nil, exitOK, nil, "usage: petstore", 0},
 		{"help of a command", []string{"create", "-h"}, nil, nil, exitOK, nil, "usage: petstore [global flags] create", 0},
 	}
