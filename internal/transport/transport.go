@@ -52,12 +52,14 @@ type Transport struct {
 
 	// Header, if set, returns the header of each attempt's request (body
 	// says whether it has one): a map made once, shared by every attempt,
-	// that nothing writes to. An attempt through a RoundTripper other than
-	// net/http's *http.Transport, which never writes to a request, gets a
-	// map of its own (with the same values, whose slices Header.Set and
-	// Add replace rather than write to): RoundTripper's contract forbids
-	// writing to the request, but one that did would race with every
-	// other attempt on a shared map.
+	// that nothing writes to. Only the shared transport (Shared, with
+	// net/http's ProxyFromEnvironment), which never writes to a request,
+	// is handed that map; through a user's client each attempt gets a map
+	// of its own (with the same values, whose slices Header.Set and Add
+	// replace rather than write to). RoundTripper's contract forbids
+	// writing to the request, but a RoundTripper, or a user's
+	// http.Transport's Proxy function, that did would race with every other
+	// attempt on a shared map.
 	// It is a function, so that printing a Transport never shows what it
 	// sets (the key).
 	Header func(body bool) http.Header
@@ -143,7 +145,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	hasBody := req.Body != nil && req.Body != http.NoBody
 	if t.Header != nil {
 		req.Header = t.Header(hasBody)
-		if !netHTTP {
+		if t.User != nil {
 			h := make(http.Header, len(req.Header))
 			maps.Copy(h, req.Header) // the values are not written, but replaced, by Set and Add
 			req.Header = h

@@ -3,6 +3,8 @@ package transport
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"testing"
 	"time"
 )
@@ -88,4 +90,20 @@ func TestHeaderShared(t *testing.T) {
 		t.Errorf("shared header %v, requests' headers %v; want the shared one unchanged, copied into each", shared, seen)
 	}
 
+	// A user's own *http.Transport hands the request to its Proxy function,
+	// which may write to it: a map of its own there too.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	writing := &http.Transport{Proxy: func(req *http.Request) (*url.URL, error) {
+		req.Header["X-Written"] = []string{"1"} // against the request's ownership
+		return nil, nil
+	}}
+	defer writing.CloseIdleConnections()
+	tr = &Transport{User: &http.Client{Transport: writing}, Header: header}
+	if _, err := get(context.Background(), tr, srv.URL); err != nil {
+		t.Fatal(err)
+	}
+	if len(shared) != 1 {
+		t.Errorf("shared header %v after a user's Proxy function wrote to a request; want it unchanged", shared)
+	}
 }
