@@ -12,9 +12,9 @@
 //   - [Str.EqualFold] matches a member name to a field name as encoding/json
 //     does, folding case as it does (so "ſtatus", with U+017F, is "status").
 //
-// It knows nothing of the API's types: the root package walks its three
-// shapes with it, in pets.go ([]Pet and Pet) and errors.go (the Error body),
-// and its fuzz tests hold each shape to encoding/json.
+// It knows nothing of the API's types: the SDK walks its three shapes with
+// it, in pets.go ([]Pet and Pet) and internal/errbody (the Error body), and
+// the root package's fuzz tests hold each shape to encoding/json.
 //
 // It exists because decoding is most of what a call costs: 85-90 % of the
 // instructions of a ListPets call that returns 100 pets (121k of 139k, in
