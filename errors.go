@@ -33,6 +33,14 @@ var (
 	// ErrMissingAPIKey is returned by [NewClient] when it was given no API
 	// key and PETSTORE_API_KEY is unset or empty.
 	ErrMissingAPIKey = errors.New("petstore: no API key: pass one to NewClient or set " + envAPIKey)
+	// ErrOutcomeUnknown is wrapped by the error of a CreatePet whose
+	// request may have reached the server but got no usable answer (a
+	// timeout or cancellation, a reset or a closed connection after the
+	// body went out) and was not sent again: the animal may or may not
+	// exist. It is never an [*APIError], and the error keeps its cause, so
+	// a timeout still matches context.DeadlineExceeded. Check with
+	// [Client.ListPets] before creating the animal again.
+	ErrOutcomeUnknown = errors.New("petstore: outcome unknown: the animal may have been created")
 )
 
 // APIError is the error for a response whose status is not 2xx, whatever its
