@@ -17,7 +17,9 @@ import (
 // Differential fuzz tests of the body decoders (decodePets and decodePet in
 // pets.go, errbody.Decode in internal/errbody): each must accept, refuse and read
 // every input as the reference decoders below, which use encoding/json as
-// the SDK once did. Their seeds (the f.Add calls and testdata/fuzz/<Name>)
+// the SDK once did. They are the one reference of the differential tests:
+// FuzzResponse (fuzz_test.go) checks a 2xx through the whole call path
+// against refDecodePets and refDecodePet too. Their seeds (the f.Add calls and testdata/fuzz/<Name>)
 // run in every go test; .ci/run also fuzzes each for a bounded time:
 //
 //	go test -run='^$' -fuzz='^FuzzDecodePets$' -fuzztime=15s .

@@ -18,12 +18,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/petstore/petstore-go/internal/faultserver"
 	"github.com/petstore/petstore-go/internal/transport"
 )
-
-// TestFaultInjection drives thousands of calls through one Client against
-// the fault server (faultserver_test.go), then checks each call against what
-// the server did to each of its attempts.
 
 // TestFaultInjection drives thousands of calls from many goroutines through
 // one Client (default transport) against a server that, per request, answers
@@ -31,7 +28,9 @@ import (
 // right data; a failure is an *APIError with the status of the last response
 // or, for a failure without a response, an error that is not an *APIError
 // and wraps its cause; retries follow the documented policy; and CreatePet
-// never stores an animal twice, and stores every one it reports.
+// never stores an animal twice, and stores every one it reports. The
+// server is internal/faultserver's; each call is checked against what it
+// did to each of the call's attempts.
 //
 // The plan is a function of a seed, printed at the start; rerun one with
 // PETSTORE_FAULTS_SEED=<seed>. PETSTORE_FAULTS_LONG=1 runs ten times as many
@@ -60,9 +59,11 @@ func testFaultInjection(t *testing.T, h2 bool) {
 	const goroutines = 64
 	calls := 6000 * scale // per 12 calls: 5 ListPets, 5 GetPet, 2 CreatePet
 
-	srv := newFaultServer(t, testKey, seededPlan(seed, &faultWeights))
+	var srv *faultserver.Server
 	if h2 {
-		srv = newFaultServerH2(t, testKey, seededPlan(seed, &faultWeightsH2))
+		srv = faultserver.NewH2(t, testKey, faultserver.SeededPlan(seed, &faultWeightsH2))
+	} else {
+		srv = faultserver.New(t, testKey, faultserver.SeededPlan(seed, &faultWeights))
 	}
 	counter := new(attemptRecorder)
 	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithMaxRetries(faultMaxAttempts-1),
@@ -94,7 +95,7 @@ func testFaultInjection(t *testing.T, h2 bool) {
 					k := g + goroutines*(lists%(400/goroutines))
 					lists++
 					limit, status := k%100+1, statuses[k/100]
-					call.op, call.key = "ListPets", listKey(limit, status)
+					call.op, call.key = "ListPets", faultserver.ListKey(limit, string(status))
 					var pets []Pet
 					pets, call.err = c.ListPets(ctx, ListPetsParams{Limit: limit, Status: status})
 					call.data = func() string {
@@ -105,17 +106,17 @@ func testFaultInjection(t *testing.T, h2 bool) {
 					}
 				case 5, 6, 7, 8, 9:
 					id := int64(1_000_000 + i)
-					call.op, call.key = "GetPet", getKey(id)
+					call.op, call.key = "GetPet", faultserver.GetKey(id)
 					var pet *Pet
 					pet, call.err = c.GetPet(ctx, id)
 					call.data = func() string { return diff("pet", petFor(id), pet) }
 				default:
 					np := NewPet{Name: fmt.Sprintf("fault-%d", i), CategoryID: int64(i%9 + 1), Status: statuses[i%4]}
-					call.op, call.key, call.post = "CreatePet", createKey(np.Name), true
+					call.op, call.key, call.post = "CreatePet", faultserver.CreateKey(np.Name), true
 					var pet *Pet
 					pet, call.err = c.CreatePet(ctx, np)
 					call.data = func() string {
-						stored := srv.storedAs(np.Name)
+						stored := srv.StoredAs(np.Name)
 						if len(stored) != 1 {
 							return fmt.Sprintf("succeeded with %+v but the server stored %d animals", pet, len(stored))
 						}
@@ -133,11 +134,12 @@ func testFaultInjection(t *testing.T, h2 bool) {
 	wg.Wait()
 	srv.Close() // waits for stalled handlers, so the counts are final
 	figs.attempts = counter.total.Load()
+	attempts, requests, injected := srv.Attempts(), srv.Requests(), srv.Injected()
 
 	// Every request the server saw is an attempt the SDK logged (or
 	// net/http's one replay of one): no hidden retry, no stray request.
 	tagged, replays := 0, 0
-	for tag, reqs := range srv.attempts {
+	for tag, reqs := range attempts {
 		tagged += len(reqs)
 		replays += len(reqs) - 1
 		if len(reqs) > 2 {
@@ -148,18 +150,18 @@ func testFaultInjection(t *testing.T, h2 bool) {
 			t.Errorf("the server saw %d requests of attempt %q, which the SDK did not log (it logged %d attempts of call %s)", len(reqs), tag, figs.attemptsOf[id], id)
 		}
 	}
-	if tagged != srv.requests {
-		t.Errorf("%d of the server's %d requests were not attempts of a call", srv.requests-tagged, srv.requests)
+	if tagged != requests {
+		t.Errorf("%d of the server's %d requests were not attempts of a call", requests-tagged, requests)
 	}
 	// New connections are bounded: no storm of connections, each opened for
 	// a resend: at most two per attempt (its own, and one for a resend).
-	if conns := srv.conns(); conns > 2*figs.attempts {
+	if conns := srv.Conns(); conns > 2*figs.attempts {
 		t.Errorf("%d connections for %d attempts; want at most 2 per attempt", conns, figs.attempts)
 	}
 
 	// CreatePet: never two animals from one call.
 	duplicates, stored := 0, 0
-	for name, pets := range srv.stored {
+	for name, pets := range srv.Stored() {
 		stored += len(pets)
 		if len(pets) > 1 {
 			duplicates++
@@ -180,14 +182,14 @@ func testFaultInjection(t *testing.T, h2 bool) {
 	fmt.Fprintf(&b, "fault injection over %s, seed %d: %d calls (ListPets %d, GetPet %d, CreatePet %d) from %d goroutines through one Client\n",
 		proto, seed, total, figs.calls["ListPets"], figs.calls["GetPet"], figs.calls["CreatePet"], goroutines)
 	fmt.Fprintf(&b, "  requests at the server: %d on %d connections; attempts by the SDK: %d (never at the server: %d); retries (attempts - calls): %d; net/http's own replays: %d\n",
-		srv.requests, srv.conns(), figs.attempts, figs.attempts-int64(len(srv.attempts)), figs.attempts-int64(total), replays)
+		requests, srv.Conns(), figs.attempts, figs.attempts-int64(len(attempts)), figs.attempts-int64(total), replays)
 	b.WriteString("  faults injected:")
-	for k := faultKind(1); k < numFaultKinds; k++ {
-		if srv.injected[k] > 0 {
-			fmt.Fprintf(&b, " %s %d;", k, srv.injected[k])
+	for k := faultserver.Kind(1); k < faultserver.NumKinds; k++ {
+		if injected[k] > 0 {
+			fmt.Fprintf(&b, " %s %d;", k, injected[k])
 		}
 	}
-	fmt.Fprintf(&b, " (answered normally: %d)\n", srv.injected[faultNone])
+	fmt.Fprintf(&b, " (answered normally: %d)\n", injected[faultserver.None])
 	fmt.Fprintf(&b, "  successes: %d; typed failures: %d (*APIError by status %v; other errors by cause %v); calls with an attempt the machine's load disturbed (a timeout without a stall: that attempt checked on the client's side only): %d\n",
 		figs.successes, typed, figs.apiErrors, figs.transportErrors, figs.disturbed)
 	fmt.Fprintf(&b, "  CreatePet: %d animals stored for %d calls; duplicates: %d", stored, figs.calls["CreatePet"], duplicates)
@@ -208,8 +210,8 @@ func testFaultInjection(t *testing.T, h2 bool) {
 		weights = &faultWeightsH2
 	}
 	for k, w := range weights {
-		if w > 0 && srv.injected[k] == 0 {
-			t.Errorf("no %s fault was injected", faultKind(k))
+		if w > 0 && injected[k] == 0 {
+			t.Errorf("no %s fault was injected", faultserver.Kind(k))
 		}
 	}
 }
@@ -246,7 +248,7 @@ var retryableStatuses = map[int]bool{408: true, 429: true, 500: true, 502: true,
 
 // callAttempts collects the attempts of one call.
 type callAttempts struct {
-	id       string       // names the call in attemptHeader
+	id       string       // names the call in faultserver.AttemptHeader
 	sent     atomic.Int64 // attempts handed to the transport so far
 	mu       sync.Mutex
 	attempts []attempt
@@ -264,16 +266,10 @@ func observeAttempt(ctx context.Context, a Attempt) {
 	}
 }
 
-// attemptHeader names, in each request of TestFaultInjection, the attempt
-// it belongs to: "<call>/<attempt>", attempts counted from 1. net/http's
-// own replay of a request carries the same value, so the server's records
-// of each attempt are exact, whatever the order in which requests arrive.
-const attemptHeader = "X-Test-Attempt"
-
 // attemptTagger is the transport of TestFaultInjection's Client. It sends
 // through the SDK's shared transport, the one a Client made without
 // WithHTTPClient uses (same pool, same net/http behaviour), and sets
-// attemptHeader on the request of each attempt of a call made with
+// faultserver.AttemptHeader on the request of each attempt of a call made with
 // callAttempts in its context. The SDK's transport calls it once per
 // attempt.
 type attemptTagger struct{ next http.RoundTripper }
@@ -285,14 +281,17 @@ func (a attemptTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	n := int(l.sent.Add(1))
 	// The connections the attempt's requests go out on, as the server
-	// knows them (see faultServer.wasCut).
+	// knows them (see faultserver.Server.WasCut).
 	ctx := httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 		l.mu.Lock()
 		l.conns[n] = append(l.conns[n], info.Conn.LocalAddr().String())
 		l.mu.Unlock()
 	}})
 	req = req.Clone(ctx) // a RoundTripper must not change its request
-	req.Header.Set(attemptHeader, l.tag(n))
+	// "<call>/<attempt>", attempts counted from 1: net/http's own replay of
+	// a request carries the same value, so the server's records of each
+	// attempt are exact, whatever the order in which requests arrive.
+	req.Header.Set(faultserver.AttemptHeader, l.tag(n))
 	return a.next.RoundTrip(req)
 }
 
@@ -304,7 +303,7 @@ func (l *callAttempts) connsOf(n int) []string {
 	return append([]string(nil), l.conns[n]...)
 }
 
-// tag is the attemptHeader of the n-th attempt of the call.
+// tag is the faultserver.AttemptHeader of the n-th attempt of the call.
 func (l *callAttempts) tag(n int) string { return l.id + "/" + strconv.Itoa(n) }
 
 type callAttemptsKey struct{}
@@ -412,7 +411,7 @@ const (
 
 // faultCall is one call of TestFaultInjection, to check.
 type faultCall struct {
-	srv     *faultServer
+	srv     *faultserver.Server
 	op, key string        // the operation and its request key
 	post    bool          // CreatePet
 	log     *callAttempts // the SDK's attempts, from its Debug records
@@ -437,22 +436,22 @@ func diff(what string, want, got any) string {
 
 // explains returns what is wrong with attempt a, whose request met f, or ""
 // if a is what f makes of an attempt.
-func (f fault) explains(a attempt) string {
+func explains(f faultserver.Fault, a attempt) string {
 	switch {
-	case f.kind == faultNone:
+	case f.Kind == faultserver.None:
 		if a.err != "" || a.status < 200 || a.status > 299 {
 			return fmt.Sprintf("ended in %v after a normal answer", a)
 		}
-	case f.kind == faultStall:
+	case f.Kind == faultserver.Stall:
 		if a.err != "timeout" {
 			return fmt.Sprintf("ended in %v, not a timeout, after a stall", a)
 		}
-	case f.transport():
+	case failsWithoutResponse(f):
 		if a.err == "" {
 			return fmt.Sprintf("got %d after %v; want a transport error", a.status, f)
 		}
-	case a.err != "" || a.status != f.wantStatus():
-		return fmt.Sprintf("ended in %v after %v; want %d", a, f, f.wantStatus())
+	case a.err != "" || a.status != f.ErrorStatus():
+		return fmt.Sprintf("ended in %v after %v; want %d", a, f, f.ErrorStatus())
 	}
 	return ""
 }
@@ -468,9 +467,9 @@ func (f fault) explains(a attempt) string {
 func (c *faultCall) check(t *testing.T) verdict {
 	t.Helper()
 	atts, err := c.log.get(), c.err
-	served := make([][]fault, len(atts))
+	served := make([][]faultserver.Fault, len(atts))
 	for i := range atts {
-		served[i] = c.srv.servedTo(c.log.tag(i + 1))
+		served[i] = c.srv.ServedTo(c.log.tag(i + 1))
 	}
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -488,7 +487,7 @@ func (c *faultCall) check(t *testing.T) verdict {
 		fail("the error wraps no cause")
 	}
 	if c.post {
-		if stored := c.srv.storedAs(strings.TrimPrefix(c.key, "create/")); len(stored) > 1 {
+		if stored := c.srv.StoredAs(strings.TrimPrefix(c.key, "create/")); len(stored) > 1 {
 			fail("one call stored %d animals: %+v", len(stored), stored)
 		}
 	}
@@ -545,7 +544,7 @@ func (c *faultCall) check(t *testing.T) verdict {
 
 	// The server's side, attempt by attempt.
 	v := checked
-	var last fault // what the server did for the last attempt
+	var last faultserver.Fault // what the server did for the last attempt
 	lastKnown := false
 	for i, a := range atts {
 		reqs := served[i]
@@ -553,15 +552,15 @@ func (c *faultCall) check(t *testing.T) verdict {
 		// server cannot have acted on it: after a REFUSED_STREAM, or when
 		// nothing of it was written (a reset connection, a stale one).
 		for _, f := range reqs[:max(len(reqs)-1, 0)] {
-			if c.post || !f.replayable() {
+			if c.post || !replayable(f) {
 				fail("attempt %d: net/http replayed the request after %v", i+1, f)
 			}
 		}
-		if a.err == "timeout" && (len(reqs) == 0 || reqs[len(reqs)-1].kind != faultStall) {
+		if a.err == "timeout" && (len(reqs) == 0 || reqs[len(reqs)-1].Kind != faultserver.Stall) {
 			v = disturbed
 			continue
 		}
-		if conns := c.log.connsOf(i + 1); len(reqs) == 0 && a.err != "" && (c.srv.anyCut(conns) || len(conns) > 2) {
+		if conns := c.log.connsOf(i + 1); len(reqs) == 0 && a.err != "" && (c.srv.AnyCut(conns) || len(conns) > 2) {
 			// Lost on a connection that a GOAWAY or a close ended
 			// before the server read it, or stopped by the SDK at a
 			// third try, after two that wrote nothing (connections that
@@ -574,15 +573,15 @@ func (c *faultCall) check(t *testing.T) verdict {
 			return v
 		}
 		f := reqs[len(reqs)-1]
-		if a.err != "" && c.srv.wasCut(f) {
+		if a.err != "" && c.srv.WasCut(f) {
 			// A GOAWAY or a closed connection, served to another
 			// request on the same connection, failed this one too.
-			f = fault{kind: faultH2CloseMidStream, conn: f.conn}
+			f = faultserver.Fault{Kind: faultserver.H2CloseMidStream, Conn: f.Conn}
 		}
-		if msg := f.explains(a); msg != "" {
+		if msg := explains(f, a); msg != "" {
 			fail("attempt %d %s", i+1, msg)
 		}
-		if i < len(atts)-1 && !f.retryable(c.post) {
+		if i < len(atts)-1 && !retryable(f, c.post) {
 			fail("retried after %v, which the policy does not retry", f)
 		}
 		if i == len(atts)-1 {
@@ -593,35 +592,126 @@ func (c *faultCall) check(t *testing.T) verdict {
 		return v
 	}
 	switch {
-	case last.kind == faultNone:
+	case last.Kind == faultserver.None:
 		// explains checked the status, and the client's side the result.
-	case last.transport():
+	case failsWithoutResponse(last):
 		if err == nil || isAPI {
 			fail("want an error that is not *APIError after %v", last)
 		}
-		if last.kind == faultStall && !timedOut {
+		if last.Kind == faultserver.Stall && !timedOut {
 			fail("a stall ended otherwise than in context.DeadlineExceeded")
 		}
 	default:
-		if !isAPI || apiErr.Status != last.wantStatus() {
-			fail("want *APIError with Status %d after %v", last.wantStatus(), last)
+		if !isAPI || apiErr.Status != last.ErrorStatus() {
+			fail("want *APIError with Status %d after %v", last.ErrorStatus(), last)
 			break
 		}
-		if last.kind == fault429RetryAfterLong && apiErr.RetryAfter != retryAfterLong*time.Second {
-			fail("RetryAfter = %v; want %v", apiErr.RetryAfter, retryAfterLong*time.Second)
+		if last.Kind == faultserver.Status429RetryAfterLong && apiErr.RetryAfter != faultserver.RetryAfterLong*time.Second {
+			fail("RetryAfter = %v; want %v", apiErr.RetryAfter, faultserver.RetryAfterLong*time.Second)
 		}
-		if c.srv.wasCut(last) {
+		if c.srv.WasCut(last) {
 			break // the body may have been cut short with the connection
 		}
-		if last.kind == fault5xxHTML && !strings.HasPrefix(apiErr.Message, "non-JSON body (text/html") {
+		if last.Kind == faultserver.Status5xxHTML && !strings.HasPrefix(apiErr.Message, "non-JSON body (text/html") {
 			fail("Message = %q; want a description of the HTML body", apiErr.Message)
 		}
-		if last.kind != fault5xxHTML && apiErr.Code == "" {
+		if last.Kind != faultserver.Status5xxHTML && apiErr.Code == "" {
 			fail("Code is empty for an Error body")
 		}
 	}
-	if err != nil && last.retryable(c.post) && len(atts) < faultMaxAttempts {
+	if err != nil && retryable(last, c.post) && len(atts) < faultMaxAttempts {
 		fail("gave up after %d attempts on a retryable %v", len(atts), last)
 	}
 	return v
+}
+
+// faultWeights is the share, in percent, of each kind of fault in
+// TestFaultInjection over HTTP/1.1; faultWeightsH2 over HTTP/2, where the
+// resets and the body cut short are stream resets.
+var faultWeights = [faultserver.NumKinds]int{
+	faultserver.None:                    60,
+	faultserver.Status429:               4,
+	faultserver.Status429RetryAfter:     4,
+	faultserver.Status429RetryAfterLong: 3,
+	faultserver.Status5xxJSON:           6,
+	faultserver.Status5xxHTML:           5,
+	faultserver.ResetBeforeHeaders:      5,
+	faultserver.ResetAfterHeaders:       5,
+	faultserver.TruncatedBody:           5,
+	faultserver.Stall:                   3,
+}
+
+var faultWeightsH2 = [faultserver.NumKinds]int{
+	faultserver.None:                    63,
+	faultserver.Status429:               3,
+	faultserver.Status429RetryAfter:     3,
+	faultserver.Status429RetryAfterLong: 2,
+	faultserver.Status5xxJSON:           4,
+	faultserver.Status5xxHTML:           3,
+	faultserver.ResetBeforeHeaders:      2,
+	faultserver.ResetAfterHeaders:       2,
+	faultserver.TruncatedBody:           2,
+	faultserver.Stall:                   2,
+	faultserver.H2ResetAfterRequest:     4,
+	faultserver.H2Refused:               4,
+	faultserver.H2ResetMidBody:          3,
+	faultserver.H2GoAwayBefore:          1,
+	faultserver.H2GoAwayAfter:           1,
+	faultserver.H2CloseMidStream:        1,
+}
+
+// listFor and petFor are what the fault server holds for a ListPets filter
+// and for GetPet(id), as the SDK's types.
+func listFor(limit int, status PetStatus) []Pet {
+	held := faultserver.ListFor(limit, string(status))
+	pets := make([]Pet, len(held))
+	for i, p := range held {
+		pets[i] = sdkPet(p)
+	}
+	return pets
+}
+
+func petFor(id int64) *Pet {
+	p := sdkPet(*faultserver.PetFor(id))
+	return &p
+}
+
+func sdkPet(p faultserver.Pet) Pet {
+	return Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: PetStatus(p.Status)}
+}
+
+// What the SDK should make of each fault.
+
+// failsWithoutResponse reports whether the fault fails the attempt without
+// a response.
+func failsWithoutResponse(f faultserver.Fault) bool {
+	switch f.Kind {
+	case faultserver.ResetBeforeHeaders, faultserver.ResetAfterHeaders, faultserver.TruncatedBody, faultserver.Stall,
+		faultserver.Malformed, faultserver.Oversize, faultserver.BadBody:
+		return true
+	}
+	return f.Kind.HTTP2()
+}
+
+// replayable reports whether net/http may send a read again, within its
+// attempt, after the fault: when the server cannot have acted on it.
+func replayable(f faultserver.Fault) bool {
+	switch f.Kind {
+	case faultserver.H2Refused, faultserver.ResetBeforeHeaders, faultserver.ResetAfterHeaders:
+		return true // resets: only when nothing was written, which the SDK checks
+	}
+	return false
+}
+
+// retryable reports whether the documented policy retries an attempt that
+// met the fault: reads on every failure but a 429 asking for more than the
+// client's max wait; CreatePet only on a 429 it may wait for.
+func retryable(f faultserver.Fault, post bool) bool {
+	switch f.Kind {
+	case faultserver.None, faultserver.Status429RetryAfterLong:
+		return false
+	case faultserver.Status429, faultserver.Status429RetryAfter:
+		return true
+	}
+	return !post
 }

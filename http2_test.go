@@ -10,16 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore-go/internal/h2fault"
 	"golang.org/x/net/http2"
 )
 
 // Tests of the SDK over HTTP/2 with TLS, the protocol production speaks,
-// against h2Server (h2server_test.go), which can send what net/http's own
+// against internal/h2fault's server, which can send what net/http's own
 // server never does: a RST_STREAM or a GOAWAY at any point of a request.
 // Each client is the SDK's default (the shared transport, which trusts the
 // test certificate, see TestMain), unless a test passes its own.
 
-// h2Counts counts what an h2Server's handler saw: requests it read whole
+// h2Counts counts what an h2fault.Server's handler saw: requests it read whole
 // (a POST's body included) and the animals it stored.
 type h2Counts struct {
 	requests atomic.Int64
@@ -28,14 +29,14 @@ type h2Counts struct {
 
 // resettingHandler reads each request whole, stores a POST's animal, and
 // then ends the stream as end says, answering nothing.
-func (n *h2Counts) handler(end func(w http.ResponseWriter, c h2Control)) http.Handler {
+func (n *h2Counts) handler(end func(w http.ResponseWriter, c h2fault.Control)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		n.requests.Add(1)
 		if r.Method == http.MethodPost {
 			n.stored.Add(1)
 		}
-		end(w, w.(h2Control))
+		end(w, w.(h2fault.Control))
 	})
 }
 
@@ -67,9 +68,9 @@ func sdkClients(t *testing.T, base string, opts ...Option) map[string]*Client {
 // connection at once.
 func TestPOSTIsNeverSentTwiceOverHTTP2(t *testing.T) {
 	t.Parallel()
-	ends := map[string]func(w http.ResponseWriter, c h2Control){
-		"RST_STREAM(PROTOCOL_ERROR) after the request": func(_ http.ResponseWriter, c h2Control) { c.ResetStream(http2.ErrCodeProtocol) },
-		"GOAWAY excluding the stream after the request": func(_ http.ResponseWriter, c h2Control) {
+	ends := map[string]func(w http.ResponseWriter, c h2fault.Control){
+		"RST_STREAM(PROTOCOL_ERROR) after the request": func(_ http.ResponseWriter, c h2fault.Control) { c.ResetStream(http2.ErrCodeProtocol) },
+		"GOAWAY excluding the stream after the request": func(_ http.ResponseWriter, c h2fault.Control) {
 			c.GoAway(c.StreamID()-2, http2.ErrCodeNo)
 		},
 	}
@@ -78,7 +79,7 @@ func TestPOSTIsNeverSentTwiceOverHTTP2(t *testing.T) {
 			t.Run(name+", "+client, func(t *testing.T) {
 				t.Parallel()
 				var n h2Counts
-				srv := newH2Server(t, n.handler(end))
+				srv := h2fault.NewServer(t, n.handler(end))
 				c := sdkClients(t, srv.URL)[client]
 				pet, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1})
 				if got := n.stored.Load(); got != 1 {
@@ -99,9 +100,9 @@ func TestPOSTIsNeverSentTwiceOverHTTP2(t *testing.T) {
 // one allowed resend), not hundreds per second on as many new connections.
 func TestNoStormOverHTTP2(t *testing.T) {
 	t.Parallel()
-	ends := map[string]func(w http.ResponseWriter, c h2Control){
-		"every stream reset (PROTOCOL_ERROR)": func(_ http.ResponseWriter, c h2Control) { c.ResetStream(http2.ErrCodeProtocol) },
-		"every request a GOAWAY":              func(_ http.ResponseWriter, c h2Control) { c.GoAway(c.StreamID()-2, http2.ErrCodeNo) },
+	ends := map[string]func(w http.ResponseWriter, c h2fault.Control){
+		"every stream reset (PROTOCOL_ERROR)": func(_ http.ResponseWriter, c h2fault.Control) { c.ResetStream(http2.ErrCodeProtocol) },
+		"every request a GOAWAY":              func(_ http.ResponseWriter, c h2fault.Control) { c.GoAway(c.StreamID()-2, http2.ErrCodeNo) },
 	}
 	for name, end := range ends {
 		for _, retries := range []int{0, 2} {
@@ -109,7 +110,7 @@ func TestNoStormOverHTTP2(t *testing.T) {
 				t.Run(name+", "+client+", retries "+strconv.Itoa(retries), func(t *testing.T) {
 					t.Parallel()
 					var n h2Counts
-					srv := newH2Server(t, n.handler(end))
+					srv := h2fault.NewServer(t, n.handler(end))
 					c := sdkClients(t, srv.URL, WithMaxRetries(retries))[client]
 					ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound for a broken build, never reached
 					defer cancel()

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 }
 
 // trustTestCertificate makes the system's roots, for this process, the one
-// certificate that net/http/httptest's TLS servers (and h2Server) present,
+// certificate that net/http/httptest's TLS servers (and internal/h2fault's) present,
 // through SSL_CERT_FILE, which crypto/x509 reads once, at the first
 // verification: before any test runs. The SDK's shared transport is then
 // under test as it is, with no TLS setting of the tests' own.

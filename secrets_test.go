@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
+	"github.com/petstore/petstore-go/internal/faultserver"
 )
 
 // leakKey is a key distinctive enough that finding it anywhere is a leak.
@@ -85,36 +86,36 @@ func TestKeyNeverLeaks(t *testing.T) {
 	// plan gives it its fault.
 	type flow struct {
 		name string
-		f    fault
+		f    faultserver.Fault
 	}
 	flows := []flow{
-		{"success", fault{kind: faultNone}},
-		{"429", fault{kind: fault429}},
-		{"429 Retry-After", fault{kind: fault429RetryAfter}},
-		{"429 Retry-After over max", fault{kind: fault429RetryAfterLong}},
-		{"500 JSON", fault{kind: fault5xxJSON, status: 500}},
-		{"503 HTML", fault{kind: fault5xxHTML, status: 503}},
-		{"400", fault{kind: faultErrorStatus, status: 400}},
-		{"401", fault{kind: faultErrorStatus, status: 401}},
-		{"404", fault{kind: faultErrorStatus, status: 404}},
-		{"304", fault{kind: faultErrorStatus, status: 304}},
-		{"redirect to another origin", fault{kind: faultRedirect, status: 307}},
-		{"reset before headers", fault{kind: faultResetBeforeHeaders}},
-		{"reset after headers", fault{kind: faultResetAfterHeaders}},
-		{"truncated body", fault{kind: faultTruncatedBody}},
-		{"stall", fault{kind: faultStall}},
-		{"malformed response", fault{kind: faultMalformed}},
-		{"oversize body", fault{kind: faultOversize}},
-		{"bad body", fault{kind: faultBadBody}},
+		{"success", faultserver.Fault{Kind: faultserver.None}},
+		{"429", faultserver.Fault{Kind: faultserver.Status429}},
+		{"429 Retry-After", faultserver.Fault{Kind: faultserver.Status429RetryAfter}},
+		{"429 Retry-After over max", faultserver.Fault{Kind: faultserver.Status429RetryAfterLong}},
+		{"500 JSON", faultserver.Fault{Kind: faultserver.Status5xxJSON, Status: 500}},
+		{"503 HTML", faultserver.Fault{Kind: faultserver.Status5xxHTML, Status: 503}},
+		{"400", faultserver.Fault{Kind: faultserver.OtherStatus, Status: 400}},
+		{"401", faultserver.Fault{Kind: faultserver.OtherStatus, Status: 401}},
+		{"404", faultserver.Fault{Kind: faultserver.OtherStatus, Status: 404}},
+		{"304", faultserver.Fault{Kind: faultserver.OtherStatus, Status: 304}},
+		{"redirect to another origin", faultserver.Fault{Kind: faultserver.Redirect, Status: 307}},
+		{"reset before headers", faultserver.Fault{Kind: faultserver.ResetBeforeHeaders}},
+		{"reset after headers", faultserver.Fault{Kind: faultserver.ResetAfterHeaders}},
+		{"truncated body", faultserver.Fault{Kind: faultserver.TruncatedBody}},
+		{"stall", faultserver.Fault{Kind: faultserver.Stall}},
+		{"malformed response", faultserver.Fault{Kind: faultserver.Malformed}},
+		{"oversize body", faultserver.Fault{Kind: faultserver.Oversize}},
+		{"bad body", faultserver.Fault{Kind: faultserver.BadBody}},
 	}
-	byKey := map[string]fault{}
+	byKey := map[string]faultserver.Fault{}
 	for i, fl := range flows {
-		byKey[listKey(i+1, "")] = fl.f
-		byKey[getKey(int64(i+1))] = fl.f
-		byKey[createKey("flow-"+strconv.Itoa(i+1))] = fl.f
+		byKey[faultserver.ListKey(i+1, "")] = fl.f
+		byKey[faultserver.GetKey(int64(i+1))] = fl.f
+		byKey[faultserver.CreateKey("flow-"+strconv.Itoa(i+1))] = fl.f
 	}
-	srv := newFaultServer(t, leakKey, func(key string, _ int) fault { return byKey[key] })
-	srv.echo = true
+	srv := faultserver.New(t, leakKey, func(key string, _ int) faultserver.Fault { return byKey[key] })
+	srv.Echo = true
 
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -159,14 +160,14 @@ func TestKeyNeverLeaks(t *testing.T) {
 			// The flow went as planned: a success, an *APIError with the
 			// status, or another error.
 			var apiErr *APIError
-			switch status := fl.f.wantStatus(); {
-			case fl.f.kind != faultStall && errors.Is(err, context.DeadlineExceeded):
+			switch status := fl.f.ErrorStatus(); {
+			case fl.f.Kind != faultserver.Stall && errors.Is(err, context.DeadlineExceeded):
 				t.Logf("%s: timed out on a loaded machine: %v", name, err)
-			case (fl.f.kind == faultNone) != (err == nil):
+			case (fl.f.Kind == faultserver.None) != (err == nil):
 				t.Errorf("%s: error %v", name, err)
 			case status != 0 && (!errors.As(err, &apiErr) || apiErr.Status != status):
 				t.Errorf("%s: error %v; want an *APIError with Status %d", name, err, status)
-			case fl.f.transport() && errors.As(err, &apiErr):
+			case failsWithoutResponse(fl.f) && errors.As(err, &apiErr):
 				t.Errorf("%s: error %v; want one that is not an *APIError", name, err)
 			}
 		}

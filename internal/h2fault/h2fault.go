@@ -1,4 +1,20 @@
-package petstore
+// Package h2fault is a frame-level HTTP/2 server over TLS, for tests only
+// (as net/http/httptest is for net/http), that can misbehave on purpose
+// where net/http's own HTTP/2 server never does: reset a stream after it
+// read the request, send a GOAWAY that excludes a stream it has already
+// processed, drop the connection in the middle of a body. Each request
+// stream runs an http.Handler in a goroutine of its own; the handler
+// reaches the faults through its ResponseWriter, which implements Control.
+// The package's own tests check it with net/http's client, and document
+// what that client resends after each fault.
+//
+// What it does not do: server push, trailers in either direction, priority,
+// content sniffing, request body size checks, and flow control of its own
+// sending (it ignores the client's receive windows, which Go's client sets
+// to 4 MB per stream and 1 GB per connection; responses here are small). It
+// grants the client more window for every DATA frame it receives, so a
+// client never waits on the server's receive windows.
+package h2fault
 
 import (
 	"bufio"
@@ -24,24 +40,9 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
-// h2Server: a frame-level HTTP/2 server over TLS, for tests only, that can
-// misbehave on purpose where net/http's own HTTP/2 server never does: reset
-// a stream after it read the request, send a GOAWAY that excludes a stream
-// it has already processed, drop the connection in the middle of a body.
-// Each request stream runs an http.Handler in a goroutine of its own; the
-// handler reaches the faults through its ResponseWriter, which implements
-// h2Control. Self-tests: h2server_selftest_test.go.
-//
-// What it does not do: server push, trailers in either direction, priority,
-// content sniffing, request body size checks, and flow control of its own
-// sending (it ignores the client's receive windows, which Go's client sets
-// to 4 MB per stream and 1 GB per connection; responses here are small). It
-// grants the client more window for every DATA frame it receives, so a
-// client never waits on the server's receive windows.
-
-// h2Control is what a handler of an h2Server can do beyond an
-// http.ResponseWriter: its ResponseWriter implements it (w.(h2Control)).
-type h2Control interface {
+// Control is what a handler of a Server can do beyond an
+// http.ResponseWriter: its ResponseWriter implements it (w.(Control)).
+type Control interface {
 	// ResetStream sends RST_STREAM with code on this stream now, unless the
 	// stream has already ended (END_STREAM or RST_STREAM sent). After it,
 	// writes of the handler send nothing and return an error, and reads of
@@ -67,9 +68,9 @@ type h2Control interface {
 	CloseConn()
 }
 
-// h2Server is an HTTP/2 server over TLS on 127.0.0.1 that runs an
-// http.Handler per stream. Create it with newH2Server.
-type h2Server struct {
+// Server is an HTTP/2 server over TLS on 127.0.0.1 that runs an
+// http.Handler per stream. Create it with NewServer.
+type Server struct {
 	// URL is https://127.0.0.1:port.
 	URL string
 
@@ -90,63 +91,63 @@ type h2Server struct {
 	wg        sync.WaitGroup // the accept loop, connections and handlers
 }
 
-// Errors of an h2Server's request bodies and contexts (context.Cause).
+// Errors of a Server's request bodies and contexts (context.Cause).
 var (
-	errH2ConnClosed    = errors.New("h2server: connection closed")
-	errH2ResetByServer = errors.New("h2server: stream reset by the server (ResetStream)")
-	errH2GoneAway      = errors.New("h2server: stream abandoned by a GOAWAY")
-	errH2HandlerDone   = errors.New("h2server: handler returned")
-	errH2BodyClosed    = errors.New("h2server: read on closed request body")
+	errConnClosed    = errors.New("h2fault: connection closed")
+	errResetByServer = errors.New("h2fault: stream reset by the server (ResetStream)")
+	errGoneAway      = errors.New("h2fault: stream abandoned by a GOAWAY")
+	errHandlerDone   = errors.New("h2fault: handler returned")
+	errBodyClosed    = errors.New("h2fault: read on closed request body")
 )
 
-// h2ResetByClient is the error of a request body, and the cause of its
+// resetByClient is the error of a request body, and the cause of its
 // context, when the client reset the stream.
-type h2ResetByClient struct{ code http2.ErrCode }
+type resetByClient struct{ code http2.ErrCode }
 
-func (e h2ResetByClient) Error() string {
-	return "h2server: stream reset by the client: " + e.code.String()
+func (e resetByClient) Error() string {
+	return "h2fault: stream reset by the client: " + e.code.String()
 }
 
 var (
-	h2CertOnce sync.Once
-	h2Cert     tls.Certificate
-	h2CertX509 *x509.Certificate
+	certOnce sync.Once
+	tlsCert  tls.Certificate
+	certX509 *x509.Certificate
 )
 
-// h2TestCertificate is the certificate that net/http/httptest's TLS servers
+// certificate is the certificate that net/http/httptest's TLS servers
 // present (valid for 127.0.0.1), taken from a throwaway httptest server the
 // first time, with its parsed form.
-func h2TestCertificate() (tls.Certificate, *x509.Certificate) {
-	h2CertOnce.Do(func() {
+func certificate() (tls.Certificate, *x509.Certificate) {
+	certOnce.Do(func() {
 		srv := httptest.NewUnstartedServer(nil)
 		srv.StartTLS()
-		h2Cert = srv.TLS.Certificates[0]
-		h2CertX509 = srv.Certificate()
+		tlsCert = srv.TLS.Certificates[0]
+		certX509 = srv.Certificate()
 		srv.Close()
 	})
-	return h2Cert, h2CertX509
+	return tlsCert, certX509
 }
 
-// testCertPool is a pool holding only the certificate of h2Server and of
+// CertPool is a pool holding only the certificate of a Server and of
 // httptest's TLS servers, for a client's tls.Config.RootCAs.
-func testCertPool() *x509.CertPool {
-	_, cert := h2TestCertificate()
+func CertPool() *x509.CertPool {
+	_, cert := certificate()
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	return pool
 }
 
-// newH2Server starts an h2Server running h on every request stream. A
+// NewServer starts a Server running h on every request stream. A
 // t.Cleanup closes it and waits for its goroutines, handlers included.
-func newH2Server(t testing.TB, h http.Handler) *h2Server {
+func NewServer(t testing.TB, h http.Handler) *Server {
 	t.Helper()
-	cert, _ := h2TestCertificate()
+	cert, _ := certificate()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &h2Server{
+	s := &Server{
 		URL:     "https://" + ln.Addr().String(),
 		handler: h,
 		ln:      ln,
@@ -164,7 +165,7 @@ func newH2Server(t testing.TB, h http.Handler) *h2Server {
 // Close stops accepting, closes every connection at once and waits for the
 // server's goroutines to end, handlers included: a handler must return once
 // its request's context is done or its writes fail. Close is idempotent.
-func (s *h2Server) Close() {
+func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
@@ -183,13 +184,13 @@ func (s *h2Server) Close() {
 }
 
 // Conns is the number of TCP connections accepted so far.
-func (s *h2Server) Conns() int64 { return s.conns.Load() }
+func (s *Server) Conns() int64 { return s.conns.Load() }
 
 // Streams is the number of request streams (HEADERS frames opening a
 // stream) received so far, those a GOAWAY made the server ignore included.
-func (s *h2Server) Streams() int64 { return s.streams.Load() }
+func (s *Server) Streams() int64 { return s.streams.Load() }
 
-func (s *h2Server) acceptLoop() {
+func (s *Server) acceptLoop() {
 	defer s.wg.Done()
 	for {
 		nc, err := s.ln.Accept()
@@ -211,9 +212,9 @@ func (s *h2Server) acceptLoop() {
 	}
 }
 
-// h2Conn is one connection of an h2Server.
+// h2Conn is one connection of a Server.
 type h2Conn struct {
-	srv *h2Server
+	srv *Server
 	raw net.Conn
 	tc  *tls.Conn
 	ctx context.Context // ends with the connection; parent of the streams'
@@ -249,11 +250,11 @@ func (c *h2Conn) serve() {
 	c.ctx = ctx
 	defer func() {
 		c.kill()
-		cancel(errH2ConnClosed)
+		cancel(errConnClosed)
 		c.mu.Lock()
 		for _, st := range c.streams {
 			st.stopped.Store(true)
-			st.body.closeWithError(errH2ConnClosed)
+			st.body.closeWithError(errConnClosed)
 		}
 		c.mu.Unlock()
 		c.srv.mu.Lock()
@@ -295,7 +296,7 @@ func (c *h2Conn) write(f func() error) error {
 
 func (c *h2Conn) writeLocked(f func() error) error {
 	if c.dead.Load() {
-		return errH2ConnClosed
+		return errConnClosed
 	}
 	err := f()
 	if err != nil && err != errH2Stopped { // a write to the connection failed
@@ -377,7 +378,7 @@ func (c *h2Conn) readLoop() {
 			}
 		case *http2.RSTStreamFrame:
 			if st := c.stream(f.StreamID); st != nil {
-				err := h2ResetByClient{f.ErrCode}
+				err := resetByClient{f.ErrCode}
 				st.stopped.Store(true)
 				st.remoteClosed.Store(true)
 				st.body.closeWithError(err)
@@ -446,7 +447,7 @@ func (c *h2Conn) startStream(f *http2.MetaHeadersFrame) {
 	c.mu.Lock()
 	if c.goingAway && id > c.goAwayLast {
 		c.mu.Unlock()
-		cancel(errH2GoneAway)
+		cancel(errGoneAway)
 		return
 	}
 	c.streams[id] = st
@@ -476,7 +477,7 @@ type h2Stream struct {
 var (
 	_ http.ResponseWriter = (*h2Stream)(nil)
 	_ http.Flusher        = (*h2Stream)(nil)
-	_ h2Control           = (*h2Stream)(nil)
+	_ Control             = (*h2Stream)(nil)
 )
 
 // run runs the handler, then ends the stream: the response, if the handler
@@ -487,7 +488,7 @@ func (st *h2Stream) run(req *http.Request) {
 	c := st.c
 	defer c.srv.wg.Done()
 	defer func() {
-		st.cancel(errH2HandlerDone)
+		st.cancel(errHandlerDone)
 		c.mu.Lock()
 		delete(c.streams, st.id)
 		closeNow := c.goingAway && !c.closing && len(c.streams) == 0
@@ -602,7 +603,7 @@ func (st *h2Stream) writeHeaders(code int, end bool) {
 
 // errH2Stopped is the error of a write on a stream whose response is
 // abandoned (reset by either side, excluded by a GOAWAY, connection gone).
-var errH2Stopped = errors.New("h2server: stream closed: nothing sent")
+var errH2Stopped = errors.New("h2fault: stream closed: nothing sent")
 
 // Write sends p in DATA frames of at most the client's max frame size,
 // after the HEADERS (status 200) if WriteHeader was not called. It sends
@@ -645,10 +646,10 @@ func (st *h2Stream) Flush() {
 	}
 }
 
-// StreamID implements h2Control.
+// StreamID implements Control.
 func (st *h2Stream) StreamID() uint32 { return st.id }
 
-// ResetStream implements h2Control.
+// ResetStream implements Control.
 func (st *h2Stream) ResetStream(code http2.ErrCode) {
 	c := st.c
 	c.write(func() error {
@@ -659,11 +660,11 @@ func (st *h2Stream) ResetStream(code http2.ErrCode) {
 		return c.fr.WriteRSTStream(st.id, code)
 	})
 	st.stopped.Store(true)
-	st.body.closeWithError(errH2ResetByServer)
-	st.cancel(errH2ResetByServer)
+	st.body.closeWithError(errResetByServer)
+	st.cancel(errResetByServer)
 }
 
-// GoAway implements h2Control.
+// GoAway implements Control.
 func (st *h2Stream) GoAway(lastStreamID uint32, code http2.ErrCode) {
 	if lastStreamID >= 1<<31 {
 		lastStreamID = 0
@@ -699,7 +700,7 @@ func (c *h2Conn) closeGracefully() {
 	c.wmu.Unlock()
 }
 
-// CloseConn implements h2Control.
+// CloseConn implements Control.
 func (st *h2Stream) CloseConn() {
 	c := st.c
 	c.dead.Store(true)
@@ -729,7 +730,7 @@ func (b *h2Body) Read(p []byte) (int, error) {
 	}
 	switch {
 	case b.closed:
-		return 0, errH2BodyClosed
+		return 0, errBodyClosed
 	case b.buf.Len() > 0:
 		return b.buf.Read(p)
 	default:

@@ -1,4 +1,4 @@
-package petstore
+package h2fault_test
 
 import (
 	"bytes"
@@ -15,18 +15,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore-go/internal/h2fault"
 	"golang.org/x/net/http2"
 )
 
-// Self-tests of h2Server (h2server_test.go), with net/http's own client,
+// Self-tests of Server, with net/http's own client,
 // which they also document: what its HTTP/2 transport resends, after which
 // faults, that the SDK has to prevent. They assert what net/http does today
 // where it is deterministic; counts that depend on scheduling are logged.
 
-// h2TestClient is a net/http client over HTTP/2 that trusts h2Server's
+// h2TestClient is a net/http client over HTTP/2 that trusts Server's
 // certificate; its idle connections are closed when the test ends.
 func h2TestClient(t *testing.T) *http.Client {
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: testCertPool()}, ForceAttemptHTTP2: true}
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: h2fault.CertPool()}, ForceAttemptHTTP2: true}
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr}
 }
@@ -59,7 +60,7 @@ func TestH2ServerGETAndPOSTRoundTrip(t *testing.T) {
 		Name string `json:"name"`
 		Tag  string `json:"tag"`
 	}
-	srv := newH2Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := h2fault.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Proto != "HTTP/2.0" || r.ProtoMajor != 2 || r.TLS == nil || r.RemoteAddr == "" {
 			t.Errorf("request %s %s: Proto %q, TLS %v, RemoteAddr %q", r.Method, r.URL, r.Proto, r.TLS != nil, r.RemoteAddr)
 		}
@@ -152,7 +153,7 @@ func TestH2Server64ConcurrentStreamsOnOneConn(t *testing.T) {
 	const n = 64
 	var arrived atomic.Int64
 	all := make(chan struct{})
-	srv := newH2Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := h2fault.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/warm" {
 			return
 		}
@@ -208,14 +209,14 @@ type h2FirstFaulty struct {
 	runs   atomic.Int64
 	bodies [][]byte
 	mu     sync.Mutex
-	fault  func(w http.ResponseWriter, c h2Control)
+	fault  func(w http.ResponseWriter, c h2fault.Control)
 	read   bool // read the body before the fault
 }
 
 func (h *h2FirstFaulty) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	first := h.runs.Add(1) == 1
 	if first && !h.read {
-		h.fault(w, w.(h2Control))
+		h.fault(w, w.(h2fault.Control))
 		return
 	}
 	b, err := io.ReadAll(r.Body)
@@ -227,7 +228,7 @@ func (h *h2FirstFaulty) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.bodies = append(h.bodies, b)
 	h.mu.Unlock()
 	if first {
-		h.fault(w, w.(h2Control))
+		h.fault(w, w.(h2fault.Control))
 		return
 	}
 	w.WriteHeader(http.StatusCreated)
@@ -239,7 +240,7 @@ func (h *h2FirstFaulty) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // server having run the handler twice; bodiesSeen is how many of those
 // runs read the body.
 func h2ResendCase(t *testing.T, h *h2FirstFaulty, wantConns int64, bodiesSeen int) {
-	srv := newH2Server(t, h)
+	srv := h2fault.NewServer(t, h)
 	c := h2TestClient(t)
 	body := []byte(`{"name":"Rex"}`)
 	resp, err := c.Do(h2Post(t, h2Bound(t), srv.URL+"/v1/pets", body))
@@ -275,7 +276,7 @@ func h2ResendCase(t *testing.T, h *h2FirstFaulty, wantConns int64, bodiesSeen in
 // server acted twice on one call.
 func TestH2NetHTTPResendsPOSTAfterProtocolReset(t *testing.T) {
 	t.Parallel()
-	h2ResendCase(t, &h2FirstFaulty{read: true, fault: func(_ http.ResponseWriter, c h2Control) {
+	h2ResendCase(t, &h2FirstFaulty{read: true, fault: func(_ http.ResponseWriter, c h2fault.Control) {
 		c.ResetStream(http2.ErrCodeProtocol)
 	}}, 2, 2)
 }
@@ -285,7 +286,7 @@ func TestH2NetHTTPResendsPOSTAfterProtocolReset(t *testing.T) {
 // a new connection.
 func TestH2NetHTTPResendsPOSTAfterGoAwayLie(t *testing.T) {
 	t.Parallel()
-	h2ResendCase(t, &h2FirstFaulty{read: true, fault: func(_ http.ResponseWriter, c h2Control) {
+	h2ResendCase(t, &h2FirstFaulty{read: true, fault: func(_ http.ResponseWriter, c h2fault.Control) {
 		c.GoAway(c.StreamID()-2, http2.ErrCodeNo)
 	}}, 2, 2)
 }
@@ -295,7 +296,7 @@ func TestH2NetHTTPResendsPOSTAfterGoAwayLie(t *testing.T) {
 // is processed once.
 func TestH2GoAwayBeforeProcessing(t *testing.T) {
 	t.Parallel()
-	h2ResendCase(t, &h2FirstFaulty{fault: func(_ http.ResponseWriter, c h2Control) {
+	h2ResendCase(t, &h2FirstFaulty{fault: func(_ http.ResponseWriter, c h2fault.Control) {
 		c.GoAway(c.StreamID()-2, http2.ErrCodeNo)
 	}}, 2, 1)
 }
@@ -305,7 +306,7 @@ func TestH2GoAwayBeforeProcessing(t *testing.T) {
 // same connection, and the second run reads the body.
 func TestH2RefusedStreamBeforeBody(t *testing.T) {
 	t.Parallel()
-	h2ResendCase(t, &h2FirstFaulty{fault: func(w http.ResponseWriter, c h2Control) {
+	h2ResendCase(t, &h2FirstFaulty{fault: func(w http.ResponseWriter, c h2fault.Control) {
 		c.ResetStream(http2.ErrCodeRefusedStream)
 		if _, err := w.Write([]byte("dropped")); err == nil {
 			t.Error("a write after ResetStream succeeded")
@@ -318,14 +319,14 @@ func TestH2RefusedStreamBeforeBody(t *testing.T) {
 // resend; the call fails.
 func TestH2NetHTTPNoResendWithoutGetBody(t *testing.T) {
 	t.Parallel()
-	for name, fault := range map[string]func(http.ResponseWriter, h2Control){
-		"PROTOCOL_ERROR": func(_ http.ResponseWriter, c h2Control) { c.ResetStream(http2.ErrCodeProtocol) },
-		"GOAWAY":         func(_ http.ResponseWriter, c h2Control) { c.GoAway(c.StreamID()-2, http2.ErrCodeNo) },
+	for name, fault := range map[string]func(http.ResponseWriter, h2fault.Control){
+		"PROTOCOL_ERROR": func(_ http.ResponseWriter, c h2fault.Control) { c.ResetStream(http2.ErrCodeProtocol) },
+		"GOAWAY":         func(_ http.ResponseWriter, c h2fault.Control) { c.GoAway(c.StreamID()-2, http2.ErrCodeNo) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			h := &h2FirstFaulty{read: true, fault: fault}
-			srv := newH2Server(t, h)
+			srv := h2fault.NewServer(t, h)
 			c := h2TestClient(t)
 			req := h2Post(t, h2Bound(t), srv.URL+"/v1/pets", []byte(`{"name":"Rex"}`))
 			req.GetBody = nil
@@ -348,20 +349,20 @@ func TestH2NetHTTPNoResendWithoutGetBody(t *testing.T) {
 // server has counted 50 streams.
 func TestH2NetHTTPStormOnEveryFault(t *testing.T) {
 	t.Parallel()
-	for name, fault := range map[string]func(h2Control){
-		"RST_STREAM(PROTOCOL_ERROR)": func(c h2Control) { c.ResetStream(http2.ErrCodeProtocol) },
-		"GOAWAY excluding it":        func(c h2Control) { c.GoAway(c.StreamID()-2, http2.ErrCodeNo) },
+	for name, fault := range map[string]func(h2fault.Control){
+		"RST_STREAM(PROTOCOL_ERROR)": func(c h2fault.Control) { c.ResetStream(http2.ErrCodeProtocol) },
+		"GOAWAY excluding it":        func(c h2fault.Control) { c.GoAway(c.StreamID()-2, http2.ErrCodeNo) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			const enough = 50
 			var runs atomic.Int64
 			fifty := make(chan struct{})
-			srv := newH2Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := h2fault.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if runs.Add(1) == enough {
 					close(fifty)
 				}
-				fault(w.(h2Control))
+				fault(w.(h2fault.Control))
 			}))
 			c := h2TestClient(t)
 			ctx, cancel := context.WithCancel(h2Bound(t))
@@ -399,7 +400,7 @@ func TestH2NetHTTPStormOnEveryFault(t *testing.T) {
 // fails.
 func TestH2ResetMidBody(t *testing.T) {
 	t.Parallel()
-	h2MidBodyCase(t, func(c h2Control) { c.ResetStream(http2.ErrCodeInternal) }, "INTERNAL_ERROR")
+	h2MidBodyCase(t, func(c h2fault.Control) { c.ResetStream(http2.ErrCodeInternal) }, "INTERNAL_ERROR")
 }
 
 // TestH2CloseConnMidBody: headers and half of the body, then the TCP
@@ -407,16 +408,16 @@ func TestH2ResetMidBody(t *testing.T) {
 // fails.
 func TestH2CloseConnMidBody(t *testing.T) {
 	t.Parallel()
-	h2MidBodyCase(t, func(c h2Control) { c.CloseConn() }, "")
+	h2MidBodyCase(t, func(c h2fault.Control) { c.CloseConn() }, "")
 }
 
-func h2MidBodyCase(t *testing.T, fault func(h2Control), wantInErr string) {
+func h2MidBodyCase(t *testing.T, fault func(h2fault.Control), wantInErr string) {
 	half := bytes.Repeat([]byte("x"), 20000) // two DATA frames
-	srv := newH2Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := h2fault.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(2*len(half)))
 		w.Header().Set("X-Resp", "half")
 		w.Write(half)
-		fault(w.(h2Control))
+		fault(w.(h2fault.Control))
 		if _, err := w.Write(half); err == nil {
 			t.Error("a write after the fault succeeded")
 		}
