@@ -68,14 +68,21 @@ func (e *env) redactPets(pets []petstore.Pet) []petstore.Pet {
 }
 
 // writeTable writes pets on w as a table, one animal a line, under the
-// header ID NAME CATEGORY STATUS, as gh prints lists at a terminal.
+// header ID NAME CATEGORY STATUS, as gh prints lists at a terminal; no line
+// ends with spaces (an animal without a status).
 func writeTable(w io.Writer, pets []petstore.Pet) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tCATEGORY\tSTATUS")
 	for _, p := range pets {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", p.ID, cell(p.Name), p.CategoryID, cell(string(p.Status)))
 	}
 	tw.Flush()
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if trimmed := strings.TrimRight(line, " \n"); trimmed != "" {
+			fmt.Fprintln(w, trimmed)
+		}
+	}
 }
 
 // cell returns s as a table cell: quoted as Go quotes strings when it holds

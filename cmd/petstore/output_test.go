@@ -41,7 +41,7 @@ func TestPrint(t *testing.T) {
 			"ID  NAME                    CATEGORY  STATUS\n" +
 				"1   Rex                     1         available\n" +
 				"2   Tom                     2         sold\n" +
-				"42  \"Tab\\there [REDACTED]\"  7         \n"},
+				"42  \"Tab\\there [REDACTED]\"  7\n"},
 		{"list, terminal, -json", true, true, []petstore.Pet{rex}, `[{"id":1,"name":"Rex","categoryId":1,"status":"available"}]` + "\n"},
 		{"control characters, terminal", true, false, []petstore.Pet{esc},
 			"ID  NAME           CATEGORY  STATUS\n5   \"\\x1b[31mred\"  1         \"lost\\nline\"\n"},
