@@ -132,28 +132,47 @@ func TestOutcomeUnknown(t *testing.T) {
 // that holds the key changes. jq reads it, where it is installed.
 func TestStdoutKeepsJSON(t *testing.T) {
 	t.Parallel()
-	srv := petstoretest.NewUnstartedServer()
-	srv.APIKey = "1"
-	srv.AddPet(petstore.NewPet{Name: "Rex", CategoryID: 1, Status: petstore.PetStatusAvailable})
-	srv.AddPet(petstore.NewPet{Name: "Agent 1", CategoryID: 11, Status: petstore.PetStatusSold})
-	srv.Start()
-	t.Cleanup(srv.Close)
-	env := fakeEnv(srv)
-	want := []petstore.Pet{rex, {ID: 2, Name: "Agent [REDACTED]", CategoryID: 11, Status: petstore.PetStatusSold}}
-	got := runCLI(t, env, "list")
-	if got.code != exitOK {
-		t.Fatalf("exit status %d; stderr: %s", got.code, got.stderr)
+	tests := []struct {
+		key   string
+		names []string // of the animals, ids from 1, category 10+id, available
+		want  []string // the names on stdout
+	}{
+		{"1", []string{"Rex", "Agent 1"}, []string{"Rex", "Agent [REDACTED]"}},
 	}
-	checkStdout(t, got.stdout, want)
-	get := runCLI(t, env, "get", "1")
-	checkStdout(t, get.stdout, &rex)
+	for _, tc := range tests {
+		t.Run(tc.key, func(t *testing.T) {
+			t.Parallel()
+			srv := petstoretest.NewUnstartedServer()
+			srv.APIKey = tc.key
+			want := []petstore.Pet{}
+			for i, name := range tc.names {
+				srv.AddPet(petstore.NewPet{Name: name, CategoryID: int64(11 + i), Status: petstore.PetStatusAvailable})
+				want = append(want, petstore.Pet{ID: int64(1 + i), Name: tc.want[i], CategoryID: int64(11 + i), Status: petstore.PetStatusAvailable})
+			}
+			srv.Start()
+			t.Cleanup(srv.Close)
+			got := runCLI(t, fakeEnv(srv), "list")
+			if got.code != exitOK {
+				t.Fatalf("exit status %d; stderr: %s", got.code, got.stderr)
+			}
+			checkStdout(t, got.stdout, want)
+			checkStdout(t, runCLI(t, fakeEnv(srv), "get", "1").stdout, &want[0])
+			checkJQ(t, got.stdout, want)
+		})
+	}
+}
 
+// checkJQ checks that jq reads stdout as the JSON of want, where jq is
+// installed (.ci/run installs it).
+func checkJQ(t *testing.T, stdout string, want []petstore.Pet) {
+	t.Helper()
 	jq, err := exec.LookPath("jq")
 	if err != nil {
-		t.Skip("jq is not installed")
+		t.Log("jq is not installed: not piped through jq")
+		return
 	}
 	cmd := exec.Command(jq, "-c", ".")
-	cmd.Stdin = strings.NewReader(got.stdout)
+	cmd.Stdin = strings.NewReader(stdout)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("petstore list | jq .: %v\n%s", err, out)
