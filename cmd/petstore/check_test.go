@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,10 +14,12 @@ import (
 )
 
 // TestCheck runs check against the in-process fake, which keeps to the
-// interface, and against one that ignores limit, which does not.
+// interface, and against one that ignores limit, which does not. Its first
+// line names the target: with -staging and a PETSTORE_BASE_URL left over,
+// the fake.
 func TestCheck(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"check"}, {"check", "-write"}} {
+	for _, args := range [][]string{{"check"}, {"check", "-write"}, {"-staging", "check"}, {"check", "-write", "-staging"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
 			srv := newFake(t)
@@ -25,7 +28,9 @@ func TestCheck(t *testing.T) {
 				t.Errorf("exit status %d; want %d\nstdout:\n%s\nstderr: %s", got.code, exitOK, got.stdout, got.stderr)
 			}
 			checkReport(t, got.stdout, false)
-			if created := len(srv.Created()); (created == 1) != (len(args) == 2) {
+			checkTarget(t, got.stdout, srv.URL)
+			write := slices.Contains(args, "-write")
+			if created := len(srv.Created()); (created == 1) != write {
 				t.Errorf("%d animals created; want 1 with -write only", created)
 			}
 		})
@@ -58,18 +63,20 @@ func TestCheck(t *testing.T) {
 func TestCheckWriteRefusesProduction(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name     string
-		args     []string
-		env      []string
-		wantCode int
-		wantSeen []string
+		name       string
+		args       []string
+		env        []string
+		wantCode   int
+		wantSeen   []string
+		wantTarget string // check's first line, when it runs
 	}{
-		{"by default", []string{"check", "-write"}, nil, exitUsage, nil},
-		{"upper case, port 443", []string{"-base-url", "https://PETSTORE.Example.COM:443/v1", "check", "-write"}, nil, exitUsage, nil},
-		{"from PETSTORE_BASE_URL", []string{"check", "-write"}, []string{"PETSTORE_BASE_URL=https://petstore.example.com/v1/"}, exitUsage, nil},
-		{"with -production", []string{"-retries", "0", "check", "-write", "-production"}, nil, exitFailure, []string{"CONNECT petstore.example.com:443"}},
-		{"read-only", []string{"-retries", "0", "check"}, nil, exitFailure, []string{"CONNECT petstore.example.com:443"}},
-		{"staging", []string{"-retries", "0", "-staging", "check", "-write"}, nil, exitFailure, []string{"CONNECT staging.petstore.example.com:443"}},
+		{"by default", []string{"check", "-write"}, nil, exitUsage, nil, ""},
+		{"upper case, port 443", []string{"-base-url", "https://PETSTORE.Example.COM:443/v1", "check", "-write"}, nil, exitUsage, nil, ""},
+		{"from PETSTORE_BASE_URL", []string{"check", "-write"}, []string{"PETSTORE_BASE_URL=https://petstore.example.com/v1/"}, exitUsage, nil, ""},
+		{"with -production", []string{"-retries", "0", "check", "-write", "-production"}, nil, exitFailure, []string{"CONNECT petstore.example.com:443"}, petstore.ProductionURL},
+		{"read-only", []string{"-retries", "0", "check"}, nil, exitFailure, []string{"CONNECT petstore.example.com:443"}, petstore.ProductionURL},
+		{"staging", []string{"-retries", "0", "-staging", "check", "-write"}, nil, exitFailure, []string{"CONNECT staging.petstore.example.com:443"}, petstore.StagingURL},
+		{"staging after the command", []string{"check", "-write", "-staging", "-retries", "0"}, nil, exitFailure, []string{"CONNECT staging.petstore.example.com:443"}, petstore.StagingURL},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,10 +89,22 @@ func TestCheckWriteRefusesProduction(t *testing.T) {
 			if tc.wantCode == exitUsage && !strings.Contains(got.stderr, "-production") {
 				t.Errorf("stderr %q does not say how to mean it", got.stderr)
 			}
+			if tc.wantCode != exitUsage {
+				checkTarget(t, got.stdout, tc.wantTarget)
+			}
 			if diff := cmp.Diff(tc.wantSeen, p.seen()); diff != "" {
 				t.Errorf("requests through the proxy (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// checkTarget checks that check's first line names base, the URL it checks.
+func checkTarget(t *testing.T, stdout, base string) {
+	t.Helper()
+	first, _, _ := strings.Cut(stdout, "\n")
+	if want := "INFO target " + base; first != want {
+		t.Errorf("check's first line is %q; want %q", first, want)
 	}
 }
 

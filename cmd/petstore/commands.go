@@ -1,120 +1,195 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
 	"strconv"
+	"strings"
 
 	"github.com/petstore/petstore-go"
 	checks "github.com/petstore/petstore-go/internal/check"
 )
 
-// flags returns the flag set of command name, writing its errors and usage
-// on stderr.
-func (e *env) flags(name, args string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: petstore [global flags] %s %s\n", name, args)
-		fs.PrintDefaults()
-	}
-	return fs
+// command is a subcommand.
+type command struct {
+	name     string
+	synopsis string // what follows the name in its usage
+	summary  string
+	nargs    int      // the arguments it takes
+	required []string // the flags it needs
+	flags    func(*flag.FlagSet) action
 }
 
-// parse parses args with fs and refuses arguments beyond the want first
-// ones; it returns the exit status when the command is not to run.
-func parse(fs *flag.FlagSet, args []string, want int) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		return flagExit(err), false
+// action runs a command with the flags its command.flags defined, once
+// they are parsed, and its arguments; it returns the exit status.
+type action func(ctx context.Context, e *env, args []string) int
+
+// commands are the subcommands, in the order the usage lists them.
+var commands = []command{
+	{"list", "[-limit N] [-status S]", "list animals", 0, nil, list},
+	{"create", "-name NAME -category ID [-status S]", "add an animal", 0, []string{"category"}, create},
+	{"get", "ID", "get one animal (deprecated by the API)", 1, nil, get},
+	{"check", "[-write [-production]]", "check the deployment against the interface", 0, nil, check},
+}
+
+// lookup returns the command called name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
 	}
-	if fs.NArg() != want {
-		fmt.Fprintf(fs.Output(), "petstore %s: want %d argument(s), got %d: %q\n", fs.Name(), want, fs.NArg(), fs.Args())
-		fs.Usage()
-		return exitUsage, false
+	return command{}, false
+}
+
+// commandNames lists the commands' names, for a usage error.
+func commandNames() string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
 	}
-	return exitOK, true
+	return strings.Join(names, ", ") + " or help"
 }
 
 // list: petstore list [-limit N] [-status S].
-func list(ctx context.Context, e *env, args []string) int {
+func list(fs *flag.FlagSet) action {
 	var p petstore.ListPetsParams
-	fs := e.flags("list", "[-limit N] [-status S]")
-	fs.IntVar(&p.Limit, "limit", 0, "at most this many animals, 1..100 (0: the server's default, 20)")
-	fs.StringVar((*string)(&p.Status), "status", "", "only animals with this status: available, pending or sold")
-	if code, ok := parse(fs, args, 0); !ok {
-		return code
+	fs.IntVar(&p.Limit, "limit", 0, "at most `N` animals, 1..100 (0: the server's default, 20)")
+	fs.StringVar((*string)(&p.Status), "status", "", "only animals with status `S`: available, pending or sold")
+	return func(ctx context.Context, e *env, _ []string) int {
+		return e.call(func(c *petstore.Client) (any, error) { return c.ListPets(ctx, p) })
 	}
-	return e.call(func(c *petstore.Client) (any, error) { return c.ListPets(ctx, p) })
 }
 
 // create: petstore create -name NAME -category ID [-status S].
-func create(ctx context.Context, e *env, args []string) int {
+func create(fs *flag.FlagSet) action {
 	var p petstore.NewPet
-	fs := e.flags("create", "-name NAME -category ID [-status S]")
-	fs.StringVar(&p.Name, "name", "", "the animal's name (required)")
-	fs.Int64Var(&p.CategoryID, "category", 0, "the id of its category (required)")
-	fs.StringVar((*string)(&p.Status), "status", "", "available, pending or sold (default: the server's)")
-	if code, ok := parse(fs, args, 0); !ok {
-		return code
+	fs.StringVar(&p.Name, "name", "", "the animal's `NAME` (required)")
+	fs.Int64Var(&p.CategoryID, "category", 0, "the `ID` of its category (required)")
+	fs.StringVar((*string)(&p.Status), "status", "", "its status `S`: available, pending or sold (default: the server's)")
+	return func(ctx context.Context, e *env, _ []string) int {
+		return e.call(func(c *petstore.Client) (any, error) { return c.CreatePet(ctx, p) })
 	}
-	if !isSet(fs, "category") {
-		return usageError(e.stderr, "create: -category is required")
-	}
-	return e.call(func(c *petstore.Client) (any, error) { return c.CreatePet(ctx, p) })
 }
 
 // get: petstore get ID.
-func get(ctx context.Context, e *env, args []string) int {
-	fs := e.flags("get", "ID")
-	if code, ok := parse(fs, args, 1); !ok {
-		return code
+func get(*flag.FlagSet) action {
+	return func(ctx context.Context, e *env, args []string) int {
+		id, err := strconv.ParseInt(args[0], 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return e.refuse("get: %s is out of range for an animal id (at most %d)", args[0], int64(math.MaxInt64))
+		}
+		if err != nil {
+			return e.refuse("get: %q is not an animal id (an integer)", args[0])
+		}
+		return e.call(func(c *petstore.Client) (any, error) {
+			//lint:ignore SA1019 the CLI offers what the API offers, until it is removed
+			return c.GetPet(ctx, id)
+		})
 	}
-	id, err := strconv.ParseInt(fs.Arg(0), 10, 64)
-	if err != nil {
-		return usageError(e.stderr, "get: %q is not an animal id (an integer)", fs.Arg(0))
-	}
-	return e.call(func(c *petstore.Client) (any, error) {
-		//lint:ignore SA1019 the CLI offers what the API offers, until it is removed
-		return c.GetPet(ctx, id)
-	})
 }
 
 // check: petstore check [-write [-production]].
-func check(ctx context.Context, e *env, args []string) int {
+func check(fs *flag.FlagSet) action {
 	var write, production bool
-	fs := e.flags("check", "[-write [-production]]")
 	fs.BoolVar(&write, "write", false, "also create one animal (the interface has no delete) and send a body without a name")
 	fs.BoolVar(&production, "production", false, "with -write: allow it against production")
-	if code, ok := parse(fs, args, 0); !ok {
-		return code
+	return func(ctx context.Context, e *env, _ []string) int {
+		// A configuration NewClient refuses is bad usage, as for the other
+		// commands; checks.Run would only say it cannot check.
+		if c, code := e.client(); c == nil {
+			return code
+		}
+		if write && !production && checks.IsProduction(e.base()) {
+			return e.refuse("check -write would create an animal in production (%s); add -production to mean it", e.base())
+		}
+		return e.check(ctx, write)
 	}
-	// A configuration NewClient refuses is bad usage, as for the other
-	// commands; checks.Run would only say it cannot check.
-	if c, code := e.client(); c == nil {
-		return code
+}
+
+// check runs the checks and prints their lines: first the target, last
+// the summary.
+func (e *env) check(ctx context.Context, write bool) int {
+	var werr error // the first write error: the checks go on, their lines lost
+	writeLine := func(line string) {
+		if werr == nil {
+			_, werr = io.WriteString(e.stdout, oneLine(line)+"\n")
+		}
 	}
-	if write && !production && checks.IsProduction(e.base()) {
-		return usageError(e.stderr, "check -write would create an animal in production (%s); add -production to mean it", e.base())
-	}
-	counts := map[checks.Verdict]int{}
+	counts := map[checks.Verdict]int{checks.Info: 1}
+	writeLine("INFO target " + e.red.String(e.base()))
 	fails, err := checks.Run(ctx, checks.Config{Options: e.options(), Write: write}, func(r checks.Result) {
 		counts[r.Verdict]++
-		fmt.Fprintln(e.stdout, oneLine(r.String()))
+		writeLine(r.String()) // Run redacts the key in Detail
 	})
 	if err != nil {
 		return e.fail(err)
 	}
-	fmt.Fprintf(e.stdout, "summary: %d passed, %d failed, %d info\n", counts[checks.Pass], counts[checks.Fail], counts[checks.Info])
-	if fails > 0 {
+	writeLine(fmt.Sprintf("summary: %d passed, %d failed, %d info", counts[checks.Pass], counts[checks.Fail], counts[checks.Info]))
+	switch {
+	case werr != nil:
+		return e.fail(werr)
+	case fails > 0:
 		return exitDeviation
 	}
 	return exitOK
 }
 
-// call makes the Client of the global flags and hands it to f, then writes
+// base returns the base URL the command uses: -base-url, else
+// $PETSTORE_BASE_URL, else StagingURL with -staging, else ProductionURL;
+// blank counts as unset, as NewClient reads it.
+func (e *env) base() string {
+	url, _ := e.baseSource()
+	return url
+}
+
+// baseSource returns the base URL the command uses and what set it, as
+// the user would say it.
+func (e *env) baseSource() (url, source string) {
+	switch {
+	case strings.TrimSpace(e.baseURL) != "":
+		return e.baseURL, "-base-url"
+	case strings.TrimSpace(os.Getenv("PETSTORE_BASE_URL")) != "":
+		return os.Getenv("PETSTORE_BASE_URL"), "PETSTORE_BASE_URL"
+	case e.staging:
+		return petstore.StagingURL, "-staging"
+	}
+	return petstore.ProductionURL, "the production URL"
+}
+
+// options returns the SDK options of the global flags.
+func (e *env) options() []petstore.Option {
+	opts := []petstore.Option{petstore.WithBaseURL(e.base()), petstore.WithMaxRetries(e.retries), petstore.WithUserAgent("petstore-cli/" + petstore.Version)}
+	if e.retryWait != nil {
+		opts = append(opts, petstore.WithRetryWait(e.retryWait[0], e.retryWait[1]))
+	}
+	if e.verbose {
+		h := slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug})
+		opts = append(opts, petstore.WithLogger(slog.New(h)))
+	}
+	return opts
+}
+
+// client returns a Client for the global flags, or the exit status of
+// NewClient's error, written on stderr.
+func (e *env) client() (*petstore.Client, int) {
+	c, err := petstore.NewClient("", e.options()...)
+	if err != nil {
+		if !errors.Is(err, petstore.ErrMissingAPIKey) {
+			err = &configError{err}
+		}
+		return nil, e.fail(err)
+	}
+	return c, exitOK
+}
+
+// call makes the Client of the global flags and hands it to f, then prints
 // f's result on stdout, or its error on stderr, and returns the exit status.
 func (e *env) call(f func(*petstore.Client) (any, error)) int {
 	c, code := e.client()
@@ -126,26 +201,4 @@ func (e *env) call(f func(*petstore.Client) (any, error)) int {
 		return e.fail(err)
 	}
 	return e.print(v)
-}
-
-// isSet reports whether flag name was given.
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-// print writes v as one line of JSON on stdout, in one write, with <, >
-// and & as they are.
-func (e *env) print(v any) int {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil { // the SDK's types always encode
-		return e.fail(err)
-	}
-	if _, err := e.stdout.Write(b.Bytes()); err != nil {
-		return e.fail(err)
-	}
-	return exitOK
 }

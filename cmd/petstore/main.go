@@ -1,7 +1,7 @@
 // Petstore is a command line for the Pet Store API, for integration
-// scripts: each call through the SDK (retries, typed errors, the key kept
-// out of every output), results as JSON on stdout, errors as one line on
-// stderr, and an exit status a script can branch on.
+// scripts and for a person at a prompt: each call through the SDK (retries,
+// typed errors, the key kept out of every output), results on stdout,
+// errors as one line on stderr, and an exit status a script can branch on.
 //
 //	go install github.com/petstore/petstore-go/cmd/petstore@latest
 //
@@ -9,11 +9,22 @@
 //	petstore [global flags] create -name NAME -category ID [-status S]
 //	petstore [global flags] get ID
 //	petstore [global flags] check [-write [-production]]
+//	petstore help [COMMAND]
+//
+// Global flags (-staging, -base-url URL, -timeout D, -retries N,
+// -retry-wait MIN,MAX, -json, -v, -version) may stand anywhere on the line:
+// before the command, after it, after its arguments. "--" ends the flags.
 //
 // The key comes from PETSTORE_API_KEY, the base URL from -base-url, else
-// PETSTORE_BASE_URL, else StagingURL with -staging, else ProductionURL;
+// PETSTORE_BASE_URL, else the staging URL with -staging, else production;
 // PETSTORE_INSECURE_HTTP=1 allows plain http to a host that is not
-// loopback. Exit statuses:
+// loopback; PETSTORE_DEBUG=1 does what -v does.
+//
+// Results are JSON (list: an array, create and get: an object, exactly the
+// SDK's Pet) when stdout is not a terminal or -json is given, and a table
+// (ID NAME CATEGORY STATUS) on a terminal. Stdout is a terminal when it is a
+// character device other than the null device (see isTerminal). Exit
+// statuses:
 //
 //	0  success
 //	1  any failure not below (transport, timeout, 5xx after retries)
@@ -22,23 +33,25 @@
 //	3  no API key, or the server answered 401
 //	4  the server answered 404
 //	5  check found a deviation from the interface
+//	6  create's outcome is unknown: the animal may have been created, so
+//	   list the animals before creating it again
 //
 // check holds a deployment to the interface, where the interface says
-// something: one line per check, PASS, FAIL (with what was seen) or INFO
-// (where the interface is silent), then a summary. It only reads, unless
-// -write, which also creates one animal and is refused for production
-// unless -production is given too.
+// something: its first line names the target (INFO target URL), then one
+// line per check, PASS, FAIL (with what was seen) or INFO (where the
+// interface is silent), then a summary. It only reads, unless -write, which
+// also creates one animal and is refused for production unless -production
+// is given too.
 package main
 
 import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -55,179 +68,184 @@ const (
 	exitAuth      = 3
 	exitNotFound  = 4
 	exitDeviation = 5
+	exitUnknown   = 6
 )
-
-const usageText = `usage: petstore [global flags] <command> [flags] [args]
-
-commands:
-  list [-limit N] [-status S]                list animals (JSON array on stdout)
-  create -name NAME -category ID [-status S] add an animal (JSON object on stdout)
-  get ID                                     get one animal (deprecated by the API)
-  check [-write [-production]]               check the deployment against the interface
-
-global flags:
-`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, isTerminal(os.Stdout))
 	stop()
 	os.Exit(code)
 }
 
 // globals are the global flags.
 type globals struct {
-	staging bool
-	baseURL string
-	timeout time.Duration
-	retries int
-	verbose bool
-	version bool
+	staging   bool
+	baseURL   string
+	timeout   time.Duration
+	retries   int
+	retryWait []time.Duration // MIN and MAX, when -retry-wait is given
+	json      bool
+	verbose   bool
+	version   bool
 }
 
-// run runs the command line args, writing results to stdout and errors and
-// logs to stderr, both with the key redacted, and returns the exit status.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	red := redact.New(os.Getenv("PETSTORE_API_KEY"))
-	// Every write below is a whole line or record (see redact.Writer).
-	stdout, stderr = red.Writer(stdout), red.Writer(stderr)
+// defaults returns the global flags as they are when not given.
+func defaults() globals { return globals{retries: 2} }
 
-	var g globals
-	fs := flag.NewFlagSet("petstore", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageText)
-		fs.PrintDefaults()
-	}
-	fs.BoolVar(&g.staging, "staging", false, "use StagingURL, unless -base-url or PETSTORE_BASE_URL says otherwise")
-	fs.StringVar(&g.baseURL, "base-url", "", "the API's base URL, with its /v1 (default: PETSTORE_BASE_URL, else production)")
-	fs.DurationVar(&g.timeout, "timeout", 0, "limit for the whole command, retries and waits included (0: none)")
-	fs.IntVar(&g.retries, "retries", 2, "retries after a failed attempt")
-	fs.BoolVar(&g.verbose, "v", false, "write the SDK's Debug log on stderr")
-	fs.BoolVar(&g.version, "version", false, "print the version and exit")
-	if err := fs.Parse(args); err != nil {
-		return flagExit(err)
-	}
-	if g.version {
-		fmt.Fprintln(stdout, "petstore", petstore.Version)
-		return exitOK
-	}
-	if g.timeout < 0 {
-		return usageError(stderr, "-timeout %v is negative", g.timeout)
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return exitUsage
-	}
-	cmd, ok := commands[fs.Arg(0)]
-	if !ok {
-		return usageError(stderr, "unknown command %q (want list, create, get or check)", fs.Arg(0))
-	}
-	if g.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, g.timeout)
-		defer cancel()
-	}
-	env := &env{globals: g, stdout: stdout, stderr: stderr}
-	return cmd(ctx, env, fs.Args()[1:])
+// define defines the global flags on fs, with g's values as their
+// defaults: the flags before the command, and again those of the command
+// (a global flag stands anywhere), which keep what came before.
+func (g *globals) define(fs *flag.FlagSet) {
+	fs.BoolVar(&g.staging, "staging", g.staging, "use "+petstore.StagingURL+", unless -base-url or PETSTORE_BASE_URL says otherwise")
+	fs.StringVar(&g.baseURL, "base-url", g.baseURL, "the API's base `URL`, with its /v1 (default: PETSTORE_BASE_URL, else production)")
+	fs.DurationVar(&g.timeout, "timeout", g.timeout, "limit for the whole command, retries and waits included (0: none)")
+	fs.IntVar(&g.retries, "retries", g.retries, "retries after a failed attempt")
+	fs.Func("retry-wait", "wait `MIN,MAX` between retries: from MIN, doubling, at most MAX (default 500ms,8s)", g.setRetryWait)
+	fs.BoolVar(&g.json, "json", g.json, "print JSON even when stdout is a terminal")
+	fs.BoolVar(&g.verbose, "v", g.verbose, "write the SDK's Debug log on stderr (also PETSTORE_DEBUG=1)")
+	fs.BoolVar(&g.version, "version", g.version, "print the version and exit")
 }
 
-// env is what a command works with.
+// setRetryWait sets -retry-wait from "MIN,MAX", two durations; whether
+// MIN <= MAX is the SDK's to say.
+func (g *globals) setRetryWait(s string) error {
+	a, b, ok := strings.Cut(s, ",")
+	lo, err1 := time.ParseDuration(strings.TrimSpace(a))
+	hi, err2 := time.ParseDuration(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil {
+		return errors.New("want MIN,MAX, two durations such as 100ms,2s")
+	}
+	g.retryWait = []time.Duration{lo, hi}
+	return nil
+}
+
+// env is what a command works with: the global flags, the outputs, and the
+// redactor of the key.
 type env struct {
 	globals
 	stdout, stderr io.Writer
+	terminal       bool // stdout is a terminal: print a table unless -json
+	red            *redact.Redactor
 }
 
-// commands are the subcommands, by name.
-var commands = map[string]func(context.Context, *env, []string) int{
-	"list":   list,
-	"create": create,
-	"get":    get,
-	"check":  check,
-}
-
-// base returns the base URL the command uses: -base-url, else
-// $PETSTORE_BASE_URL, else StagingURL with -staging, else ProductionURL;
-// blank counts as unset, as NewClient reads it.
-func (e *env) base() string {
-	for _, u := range []string{e.baseURL, os.Getenv("PETSTORE_BASE_URL")} {
-		if strings.TrimSpace(u) != "" {
-			return u
-		}
+// run runs the command line args, writing results on stdout (as a table
+// when terminal, unless -json) and errors and logs on stderr, without the
+// key, and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal bool) int {
+	red := redact.New(os.Getenv("PETSTORE_API_KEY"))
+	// Stderr is redacted whole: every write to it is a whole line or record
+	// (see redact.Writer). Stdout is not: what goes there is redacted string
+	// by string (see print), so that nothing but a string holding the key
+	// changes.
+	e := &env{globals: defaults(), stdout: stdout, stderr: red.Writer(stderr), terminal: terminal, red: red}
+	fs := newFlagSet("petstore")
+	e.define(fs)
+	if err := fs.Parse(args); err != nil { // up to the command
+		return e.flagError(err, "", e.usage)
 	}
-	if e.staging {
-		return petstore.StagingURL
+	if e.version {
+		return e.write([]byte("petstore " + petstore.Version + "\n"))
 	}
-	return petstore.ProductionURL
+	if fs.NArg() == 0 {
+		return e.usageError(e.usage, "no command (want %s)", commandNames())
+	}
+	name, rest := fs.Arg(0), fs.Args()[1:]
+	if name == "help" {
+		return e.help(rest)
+	}
+	cmd, ok := lookup(name)
+	if !ok {
+		return e.usageError(e.usage, "unknown command %q (want %s)", name, commandNames())
+	}
+	return e.exec(ctx, cmd, rest)
 }
 
-// options returns the SDK options of the global flags.
-func (e *env) options() []petstore.Option {
-	opts := []petstore.Option{petstore.WithBaseURL(e.base()), petstore.WithMaxRetries(e.retries), petstore.WithUserAgent("petstore-cli/" + petstore.Version)}
-	if e.verbose {
-		h := slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug})
-		opts = append(opts, petstore.WithLogger(slog.New(h)))
-	}
-	return opts
-}
-
-// client returns a Client for the global flags, or the exit status of
-// NewClient's error, written on stderr.
-func (e *env) client() (*petstore.Client, int) {
-	c, err := petstore.NewClient("", e.options()...)
+// exec parses the rest of the command line, the command's flags and the
+// global ones anywhere among its arguments, and runs cmd.
+func (e *env) exec(ctx context.Context, cmd command, args []string) int {
+	own := newFlagSet(cmd.name) // the command's own flags, for its usage
+	action := cmd.flags(own)
+	fs := newFlagSet(cmd.name)
+	own.VisitAll(func(f *flag.Flag) { fs.Var(f.Value, f.Name, f.Usage) })
+	e.define(fs)
+	usage := func(w io.Writer) { e.commandUsage(w, cmd, own) }
+	pos, err := parseAnywhere(fs, args)
 	if err != nil {
-		if !errors.Is(err, petstore.ErrMissingAPIKey) {
-			err = &configError{err}
+		return e.flagError(err, cmd.name+": ", usage)
+	}
+	if e.version {
+		return e.write([]byte("petstore " + petstore.Version + "\n"))
+	}
+	if len(pos) != cmd.nargs {
+		return e.usageError(usage, "%s: want %d argument(s), got %d: %q", cmd.name, cmd.nargs, len(pos), pos)
+	}
+	for _, name := range cmd.required {
+		if !isSet(fs, name) {
+			return e.usageError(usage, "%s: -%s is required", cmd.name, name)
 		}
-		return nil, e.fail(err)
 	}
-	return c, exitOK
-}
-
-// fail writes err on stderr, as one line, and returns its exit status.
-func (e *env) fail(err error) int {
-	fmt.Fprintln(e.stderr, oneLine(err.Error()))
-	return exitCode(err)
-}
-
-// exitCode returns the exit status of a command that failed with err.
-func exitCode(err error) int {
-	var conf *configError
-	switch {
-	case errors.Is(err, petstore.ErrMissingAPIKey), errors.Is(err, petstore.ErrUnauthorized):
-		return exitAuth
-	case errors.Is(err, petstore.ErrNotFound):
-		return exitNotFound
-	case errors.Is(err, petstore.ErrInvalidParams), errors.As(err, &conf):
-		return exitUsage
+	if code, ok := e.ready(); !ok {
+		return code
 	}
-	return exitFailure
-}
-
-// configError is an error of NewClient other than a missing key: a
-// configuration it refuses, which is bad usage.
-type configError struct{ err error }
-
-func (e *configError) Error() string { return e.err.Error() }
-func (e *configError) Unwrap() error { return e.err }
-
-// usageError writes a usage error on stderr and returns exitUsage.
-func usageError(stderr io.Writer, format string, args ...any) int {
-	fmt.Fprintf(stderr, "petstore: "+format+" (run petstore -h for usage)\n", args...)
-	return exitUsage
-}
-
-// flagExit returns the exit status of a flag parsing error, which the flag
-// package has already written on stderr: 0 for -h.
-func flagExit(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+	if e.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.timeout)
+		defer cancel()
 	}
-	return exitUsage
+	return action(ctx, e, pos)
 }
 
-// oneLine returns s with line breaks replaced by spaces, so that an error
-// is one line on stderr whatever a server put in it.
-func oneLine(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), " ")
+// ready checks what the flag package cannot: -timeout, and PETSTORE_DEBUG,
+// which sets -v. It returns the exit status when the command is not to run.
+func (e *env) ready() (int, bool) {
+	if e.timeout < 0 {
+		return e.refuse("-timeout %v is negative", e.timeout), false
+	}
+	if v := os.Getenv("PETSTORE_DEBUG"); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil { // the value is not quoted: it might be a secret set in the wrong variable
+			return e.refuse("PETSTORE_DEBUG: want 1, true, 0 or false (as strconv.ParseBool reads it), or unset"), false
+		}
+		e.verbose = e.verbose || on
+	}
+	return exitOK, true
+}
+
+// newFlagSet returns a flag set that writes nothing: its errors and usage
+// are written by flagError, each line prefixed.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseAnywhere parses args with fs, with flags anywhere among the
+// arguments, and returns the arguments. The flag package stops at the first
+// argument: parseAnywhere takes it and parses on. After "--", everything is
+// an argument (so "get -- -1" asks for the id -1); a flag whose value is
+// "--" followed by an argument is read as that end of the flags too.
+func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+// isSet reports whether flag name was given.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

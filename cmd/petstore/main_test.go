@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,8 +45,8 @@ func TestCommands(t *testing.T) {
 		env        []string // beyond the fake's key and URL
 		fault      *petstoretest.Fault
 		wantCode   int
-		wantStdout any    // the JSON on stdout, decoded into this type's zero value; nil: stdout empty
-		wantStderr string // in stderr
+		wantStdout any    // the JSON on stdout, decoded into this type's zero value; a string: in stdout; nil: stdout empty
+		wantStderr string // in stderr (anything when empty)
 		wantSent   int    // requests the fake received
 	}{
 		{"list", []string{"list"}, nil, nil, exitOK, []petstore.Pet{rex, tom, kiwi}, "", 1},
@@ -56,31 +57,58 @@ func TestCommands(t *testing.T) {
 		{"get", []string{"get", "3"}, nil, nil, exitOK, &kiwi, "", 1},
 		{"get, not found", []string{"get", "99"}, nil, nil, exitNotFound, nil, "404 not_found", 1},
 		{"wrong key", []string{"list"}, []string{"PETSTORE_API_KEY=wrong-key"}, nil, exitAuth, nil, "401 unauthorized", 1},
-		{"missing key", []string{"list"}, []string{"PETSTORE_API_KEY="}, nil, exitAuth, nil, "no API key", 0},
-		{"5xx after retries", []string{"-retries", "0", "list"}, nil, &petstoretest.Fault{Operation: "ListPets", Status: 503, Count: 1}, exitFailure, nil, "503", 1},
+		{"missing key", []string{"list"}, []string{"PETSTORE_API_KEY="}, nil, exitAuth, nil, "no API key: set PETSTORE_API_KEY", 0},
+		{"5xx after retries", []string{"-retries", "0", "list"}, nil, fault503("ListPets"), exitFailure, nil, "503", 1},
 		{"timeout", []string{"-timeout", "200ms", "get", "1"}, nil, &petstoretest.Fault{Operation: "GetPet", Delay: time.Hour, Count: 1}, exitFailure, nil, "deadline exceeded", 1},
-		{"limit refused", []string{"list", "-limit", "101"}, nil, nil, exitUsage, nil, "Limit is 101", 0},
-		{"status refused", []string{"list", "-status", "lost"}, nil, nil, exitUsage, nil, "invalid parameters", 0},
-		{"name missing", []string{"create", "-category", "1"}, nil, nil, exitUsage, nil, "Name", 0},
+		{"limit refused", []string{"list", "-limit", "101"}, nil, nil, exitUsage, nil, "invalid parameters: -limit is 101; want 1..100", 0},
+		{"status refused", []string{"list", "-status", "lost"}, nil, nil, exitUsage, nil, `invalid parameters: -status is "lost"`, 0},
+		{"name missing", []string{"create", "-category", "1"}, nil, nil, exitUsage, nil, "invalid parameters: -name is empty", 0},
+		{"status of create refused", []string{"create", "-name", "Bella", "-category", "1", "-status", "lost"}, nil, nil, exitUsage, nil, `invalid parameters: -status is "lost"`, 0},
 		{"category missing", []string{"create", "-name", "Bella"}, nil, nil, exitUsage, nil, "-category is required", 0},
 		{"category not a number", []string{"create", "-name", "Bella", "-category", "one"}, nil, nil, exitUsage, nil, "invalid value", 0},
 		{"id not a number", []string{"get", "one"}, nil, nil, exitUsage, nil, "not an animal id", 0},
+		{"id out of range", []string{"get", "99999999999999999999"}, nil, nil, exitUsage, nil, "99999999999999999999 is out of range", 0},
 		{"no id", []string{"get"}, nil, nil, exitUsage, nil, "want 1 argument", 0},
 		{"two ids", []string{"get", "1", "2"}, nil, nil, exitUsage, nil, "want 1 argument", 0},
 		{"argument to list", []string{"list", "sold"}, nil, nil, exitUsage, nil, "want 0 argument", 0},
 		{"no command", nil, nil, nil, exitUsage, nil, "usage: petstore", 0},
 		{"unknown command", []string{"delete", "1"}, nil, nil, exitUsage, nil, `unknown command "delete"`, 0},
 		{"unknown flag", []string{"-x", "list"}, nil, nil, exitUsage, nil, "flag provided but not defined", 0},
-		{"negative timeout", []string{"-timeout", "-1s", "list"}, nil, nil, exitUsage, nil, "negative", 0},
-		{"negative retries", []string{"-retries", "-1", "list"}, nil, nil, exitUsage, nil, "WithMaxRetries", 0},
-		{"http to a far host", []string{"-base-url", "http://petstore.example.com/v1", "list"}, nil, nil, exitUsage, nil, "clear text", 0},
+		{"unknown flag of a command, with its usage", []string{"list", "-x"}, nil, nil, exitUsage, nil, "usage: petstore list", 0},
+		{"negative timeout", []string{"-timeout", "-1s", "list"}, nil, nil, exitUsage, nil, "-timeout -1s is negative", 0},
+		{"negative retries", []string{"-retries", "-1", "list"}, nil, nil, exitUsage, nil, "-retries: -1 is negative", 0},
+		{"http to a far host", []string{"-base-url", "http://petstore.example.com/v1", "list"}, nil, nil, exitUsage, nil, "-base-url: URL", 0},
+		{"http to a far host from PETSTORE_BASE_URL", []string{"list"}, []string{"PETSTORE_BASE_URL=http://petstore.example.com/v1"}, nil, exitUsage, nil, "PETSTORE_BASE_URL: URL", 0},
 		{"bad PETSTORE_INSECURE_HTTP", []string{"list"}, []string{"PETSTORE_INSECURE_HTTP=maybe"}, nil, exitUsage, nil, "PETSTORE_INSECURE_HTTP", 0},
-		{"check, negative retries", []string{"-retries", "-1", "check"}, nil, nil, exitUsage, nil, "WithMaxRetries", 0},
+		{"bad PETSTORE_DEBUG", []string{"list"}, []string{"PETSTORE_DEBUG=maybe"}, nil, exitUsage, nil, "PETSTORE_DEBUG", 0},
+		{"check, negative retries", []string{"-retries", "-1", "check"}, nil, nil, exitUsage, nil, "-retries: -1 is negative", 0},
 		{"check, a scheme refused", []string{"-base-url", "ftp://example.com/v1", "check", "-write"}, nil, nil, exitUsage, nil, "scheme", 0},
 		{"check, missing key", []string{"check"}, []string{"PETSTORE_API_KEY="}, nil, exitAuth, nil, "no API key", 0},
-		{"check, wrong key", []string{"check"}, []string{"PETSTORE_API_KEY=wrong-key"}, nil, exitAuth, nil, "401 unauthorized", 1},
-		{"help", []string{"-h"}, nil, nil, exitOK, nil, "usage: petstore", 0},
-		{"help of a command", []string{"create", "-h"}, nil, nil, exitOK, nil, "usage: petstore [global flags] create", 0},
+		{"check, wrong key", []string{"check"}, []string{"PETSTORE_API_KEY=wrong-key"}, nil, exitAuth, "INFO target http://127.0.0.1:", "401 unauthorized", 1},
+		{"-h", []string{"-h"}, nil, nil, exitOK, "usage: petstore", "", 0},
+		{"-h of a command", []string{"create", "-h"}, nil, nil, exitOK, "usage: petstore create", "", 0},
+		{"-h after an argument", []string{"get", "1", "-h"}, nil, nil, exitOK, "usage: petstore get ID", "", 0},
+		{"help", []string{"help"}, nil, nil, exitOK, "usage: petstore", "", 0},
+		{"help of a command", []string{"help", "list"}, nil, nil, exitOK, "usage: petstore list", "", 0},
+		{"help of an unknown command", []string{"help", "delete"}, nil, nil, exitUsage, nil, `unknown command "delete"`, 0},
+
+		// Global flags anywhere: after the command, after its arguments.
+		{"global flag after the command", []string{"list", "-retries", "0"}, nil, fault503("ListPets"), exitFailure, nil, "503", 1},
+		{"global flag after the argument", []string{"get", "1", "-retries", "0"}, nil, fault503("GetPet"), exitFailure, nil, "503", 1},
+		{"global flag with two dashes and =", []string{"list", "--retries=0"}, nil, fault503("ListPets"), exitFailure, nil, "503", 1},
+		{"global and command flags mixed", []string{"list", "-retries", "0", "-limit", "1", "-json"}, nil, nil, exitOK, []petstore.Pet{rex}, "", 1},
+		{"-timeout after the argument", []string{"get", "1", "-timeout", "200ms"}, nil, &petstoretest.Fault{Operation: "GetPet", Delay: time.Hour, Count: 1}, exitFailure, nil, "deadline exceeded", 1},
+		{"negative timeout after the command", []string{"list", "-timeout", "-1s"}, nil, nil, exitUsage, nil, "-timeout -1s is negative", 0},
+		{"-- ends the flags", []string{"get", "-retries", "0", "--", "2"}, nil, nil, exitOK, &tom, "", 1},
+		{"a flag after --", []string{"get", "--", "-retries"}, nil, nil, exitUsage, nil, `"-retries" is not an animal id`, 0},
+
+		// -retry-wait: a max below Retry-After returns at once, where the
+		// default max (8s) waits 1s and tries again.
+		{"-retry-wait", []string{"list", "-retry-wait", "1ms,10ms"}, nil, &petstoretest.Fault{Operation: "ListPets", Status: 503, RetryAfter: time.Second, Count: 1}, exitFailure, nil, "503", 1},
+		{"without -retry-wait", []string{"list"}, nil, &petstoretest.Fault{Operation: "ListPets", Status: 503, RetryAfter: time.Second, Count: 1}, exitOK, []petstore.Pet{rex, tom, kiwi}, "", 2},
+		{"-retry-wait not MIN,MAX", []string{"list", "-retry-wait", "1s"}, nil, nil, exitUsage, nil, "-retry-wait", 0},
+		{"-retry-wait not durations", []string{"list", "-retry-wait", "1,2"}, nil, nil, exitUsage, nil, "-retry-wait", 0},
+		{"-retry-wait min above max", []string{"list", "-retry-wait", "2s,1s"}, nil, nil, exitUsage, nil, "-retry-wait: want 0 <= min <= max", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,6 +128,12 @@ func TestCommands(t *testing.T) {
 			if got.stderr != "" && !strings.Contains(got.stderr, "usage: ") && strings.Count(got.stderr, "\n") != 1 {
 				t.Errorf("stderr is not one line: %q", got.stderr) // only usage text may take more
 			}
+			if got.stderr != "" && !strings.HasPrefix(got.stderr, "petstore: ") {
+				t.Errorf("stderr %q does not start with petstore: ", got.stderr)
+			}
+			if name := goName.FindString(got.stdout + got.stderr); name != "" {
+				t.Errorf("the output names the SDK's %s:\nstdout: %s\nstderr: %s", name, got.stdout, got.stderr)
+			}
 			if n := srv.Requests(); n != tc.wantSent {
 				t.Errorf("the fake received %d requests; want %d", n, tc.wantSent)
 			}
@@ -110,13 +144,28 @@ func TestCommands(t *testing.T) {
 	}
 }
 
+// goName matches the SDK's Go names, which the program's messages never
+// say: they name the flags and variables the user typed or set.
+var goName = regexp.MustCompile(`\bWith[A-Z]\w*|NewClient|ListPetsParams|NewPet\.|ProductionURL|StagingURL`)
+
+// fault503 is one 503 for op.
+func fault503(op string) *petstoretest.Fault {
+	return &petstoretest.Fault{Operation: op, Status: 503, Count: 1}
+}
+
 // checkStdout checks that stdout is one line of JSON that decodes to want,
-// or empty when want is nil.
+// holds want when want is a string, or is empty when want is nil.
 func checkStdout(t *testing.T, stdout string, want any) {
 	t.Helper()
-	if want == nil {
+	switch w := want.(type) {
+	case nil:
 		if stdout != "" {
 			t.Errorf("stdout = %q; want nothing", stdout)
+		}
+		return
+	case string:
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout = %q; want it to hold %q", stdout, w)
 		}
 		return
 	}
@@ -154,25 +203,43 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestVerbose: -v writes the SDK's Debug records on stderr, never the key.
+// TestVerbose: -v, before or after the command, and PETSTORE_DEBUG set
+// true write the SDK's Debug records on stderr, never the key.
 func TestVerbose(t *testing.T) {
 	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		env  []string
+	}{
+		{"-v", []string{"-v", "get", "1"}, nil},
+		{"-v after the argument", []string{"get", "1", "-v"}, nil},
+		{"PETSTORE_DEBUG=1", []string{"get", "1"}, []string{"PETSTORE_DEBUG=1"}},
+		{"PETSTORE_DEBUG=true", []string{"get", "1"}, []string{"PETSTORE_DEBUG=true"}},
+	}
 	srv := newFake(t)
-	got := runCLI(t, fakeEnv(srv), "-v", "get", "1")
-	if got.code != exitOK {
-		t.Fatalf("exit status %d; stderr: %s", got.code, got.stderr)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := runCLI(t, append(fakeEnv(srv), tc.env...), tc.args...)
+			if got.code != exitOK {
+				t.Fatalf("exit status %d; stderr: %s", got.code, got.stderr)
+			}
+			for _, want := range []string{"level=DEBUG", `msg="petstore: attempt"`, "path=/v1/pets/1", "status=200", "level=WARN", "deprecated"} {
+				if !strings.Contains(got.stderr, want) {
+					t.Errorf("stderr does not say %q:\n%s", want, got.stderr)
+				}
+			}
+			if strings.Contains(got.stderr, srv.APIKey) {
+				t.Errorf("stderr holds the key:\n%s", got.stderr)
+			}
+		})
 	}
-	for _, want := range []string{"level=DEBUG", `msg="petstore: attempt"`, "path=/v1/pets/1", "status=200", "level=WARN", "deprecated"} {
-		if !strings.Contains(got.stderr, want) {
-			t.Errorf("stderr does not say %q:\n%s", want, got.stderr)
+	for _, env := range []string{"PETSTORE_DEBUG=", "PETSTORE_DEBUG=0", "PETSTORE_DEBUG=false"} {
+		quiet := runCLI(t, append(fakeEnv(srv), env), "get", "1")
+		if quiet.code != exitOK || quiet.stderr != "" {
+			t.Errorf("with %s and without -v: exit status %d, stderr %q; want 0 and nothing", env, quiet.code, quiet.stderr)
 		}
-	}
-	if strings.Contains(got.stderr, srv.APIKey) {
-		t.Errorf("stderr holds the key:\n%s", got.stderr)
-	}
-	quiet := runCLI(t, fakeEnv(srv), "get", "1")
-	if quiet.stderr != "" {
-		t.Errorf("without -v, stderr = %q; want nothing", quiet.stderr)
 	}
 }
 
@@ -187,18 +254,20 @@ func TestBaseURL(t *testing.T) {
 		env  []string
 		want string // the CONNECT the proxy saw
 	}{
-		{"default is production", nil, nil, "CONNECT petstore.example.com:443"},
-		{"-staging", []string{"-staging"}, nil, "CONNECT staging.petstore.example.com:443"},
-		{"PETSTORE_BASE_URL wins over -staging", []string{"-staging"}, []string{"PETSTORE_BASE_URL=https://env.test/v1"}, "CONNECT env.test:443"},
-		{"blank PETSTORE_BASE_URL", []string{"-staging"}, []string{"PETSTORE_BASE_URL= "}, "CONNECT staging.petstore.example.com:443"},
-		{"-base-url wins over both", []string{"-staging", "-base-url", "https://flag.test:8443/v1"}, []string{"PETSTORE_BASE_URL=https://env.test/v1"}, "CONNECT flag.test:8443"},
+		{"default is production", []string{"list"}, nil, "CONNECT petstore.example.com:443"},
+		{"-staging", []string{"-staging", "list"}, nil, "CONNECT staging.petstore.example.com:443"},
+		{"-staging after the command", []string{"list", "-staging"}, nil, "CONNECT staging.petstore.example.com:443"},
+		{"PETSTORE_BASE_URL wins over -staging", []string{"-staging", "list"}, []string{"PETSTORE_BASE_URL=https://env.test/v1"}, "CONNECT env.test:443"},
+		{"blank PETSTORE_BASE_URL", []string{"-staging", "list"}, []string{"PETSTORE_BASE_URL= "}, "CONNECT staging.petstore.example.com:443"},
+		{"-base-url wins over both", []string{"-staging", "-base-url", "https://flag.test:8443/v1", "list"}, []string{"PETSTORE_BASE_URL=https://env.test/v1"}, "CONNECT flag.test:8443"},
+		{"-base-url after the command", []string{"list", "-base-url", "https://flag.test:8443/v1"}, nil, "CONNECT flag.test:8443"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			p := newProxy(t)
 			env := append(p.env(), "PETSTORE_API_KEY=some-key")
-			got := runCLI(t, append(env, tc.env...), append(append(tc.args, "-retries", "0"), "list")...)
+			got := runCLI(t, append(env, tc.env...), append([]string{"-retries", "0"}, tc.args...)...)
 			if got.code != exitFailure {
 				t.Errorf("exit status %d; want %d (the proxy refuses)\nstderr: %s", got.code, exitFailure, got.stderr)
 			}

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # An integration script on the command line petstore (cmd/petstore): it
-# starts petstore-fake, adds an animal, looks animals up, and branches on
-# petstore's exit statuses (0 ok, 1 failure, 2 usage, 3 key, 4 not found,
-# 5 check found a deviation); then it holds the fake to the interface with
-# petstore check -write. Against a real deployment, drop the fake and set
-# PETSTORE_API_KEY (and -staging or PETSTORE_BASE_URL) instead.
+# starts petstore-fake, adds an animal (once, even when the outcome of a
+# create is unknown), looks animals up, and branches on petstore's exit
+# statuses (0 ok, 1 failure, 2 usage, 3 key, 4 not found, 5 check found a
+# deviation, 6 create's outcome unknown); then it holds the fake to the
+# interface with petstore check -write. Global flags stand anywhere, here
+# after the command and its arguments. Against a real deployment, drop the
+# fake and set PETSTORE_API_KEY (and -staging or PETSTORE_BASE_URL) instead.
 #
 #   go build -o bin/ ./cmd/petstore ./cmd/petstore-fake
 #   PATH=$PWD/bin:$PATH bash examples/cli-script/script.sh
@@ -33,7 +35,7 @@ eval "$key"
 # when trying again later or elsewhere could help.
 lookup() {
 	local pet
-	if pet=$("$petstore" get "$1" 2>"$dir/err"); then
+	if pet=$("$petstore" get "$1" -retries 0 2>"$dir/err"); then
 		echo "found $1: $pet"
 	else
 		case $? in
@@ -45,9 +47,28 @@ lookup() {
 	fi
 }
 
-pet=$("$petstore" create -name Bella -category 1 -status available) || exit 1
+# create_once creates the animal named $1 and sets pet to it. When the
+# outcome is unknown (exit status 6: the request went out, no answer came
+# back), the animal may exist: it looks for it before creating it again.
+create_once() {
+	local status
+	pet=$("$petstore" create -name "$1" -category 1 -status available -retry-wait 10ms,100ms 2>"$dir/err")
+	status=$?
+	[ "$status" -eq 6 ] || return "$status"
+	echo "create: outcome unknown ($(cat "$dir/err"))"
+	pet=$("$petstore" list -limit 100 | grep -o "{\"id\":[0-9]*,\"name\":\"$1\"[^}]*}" | head -n 1)
+	if [ -n "$pet" ]; then
+		echo "create: it was created"
+		return 0
+	fi
+	echo "create: it was not created: creating it again"
+	pet=$("$petstore" create -name "$1" -category 1 -status available)
+}
+
+create_once Bella || exit 1
 id=$(sed -n 's/^{"id":\([0-9]*\),.*/\1/p' <<<"$pet")
 echo "created $id"
+echo "available: $("$petstore" list -status available -limit 10 -json)"
 lookup "$id"
 lookup 999
 PETSTORE_API_KEY=not-the-key lookup "$id" || echo "(as expected)"

@@ -37,6 +37,7 @@ func TestScript(t *testing.T) {
 	}
 	want := []string{
 		`^created 1$`,
+		`^available: \[\{"id":1,"name":"Bella","categoryId":1,"status":"available"\}\]$`,
 		`^found 1: \{"id":1,"name":"Bella","categoryId":1,"status":"available"\}$`,
 		`^no animal 999$`,
 		`^no access: check PETSTORE_API_KEY \(petstore: GET /v1/pets/1: 401 unauthorized: .*\)$`,

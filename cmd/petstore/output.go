@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+
+	"github.com/petstore/petstore-go"
+)
+
+// print writes v, the []petstore.Pet or *petstore.Pet a command got, on
+// stdout: a table when stdout is a terminal and -json is not given, else
+// one line of JSON, the SDK's value as encoding/json writes it (with <, >
+// and & as they are). In both, a string that holds the key (a name, a
+// status) has it replaced, and nothing else changes: the JSON stays the
+// SDK's values, ids and categories included, whatever the key.
+func (e *env) print(v any) int {
+	var pets []petstore.Pet
+	var out any
+	switch v := v.(type) {
+	case []petstore.Pet:
+		pets = e.redactPets(v)
+		out = pets
+	case *petstore.Pet:
+		pets = e.redactPets([]petstore.Pet{*v})
+		out = &pets[0]
+	default:
+		return e.fail(fmt.Errorf("cannot print a %T", v)) // a command's mistake
+	}
+	var b bytes.Buffer
+	if e.terminal && !e.json {
+		writeTable(&b, pets)
+	} else {
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out); err != nil { // the SDK's types always encode
+			return e.fail(err)
+		}
+	}
+	return e.write(b.Bytes())
+}
+
+// write writes b on stdout, in one write, and returns the exit status: a
+// write error (a full disk, a closed pipe) is a failure.
+func (e *env) write(b []byte) int {
+	if _, err := e.stdout.Write(b); err != nil {
+		return e.fail(err)
+	}
+	return exitOK
+}
+
+// redactPets returns a copy of pets whose strings have every form of the
+// key replaced.
+func (e *env) redactPets(pets []petstore.Pet) []petstore.Pet {
+	out := make([]petstore.Pet, len(pets))
+	for i, p := range pets {
+		p.Name = e.red.String(p.Name)
+		p.Status = petstore.PetStatus(e.red.String(string(p.Status)))
+		out[i] = p
+	}
+	return out
+}
+
+// writeTable writes pets on w as a table, one animal a line, under the
+// header ID NAME CATEGORY STATUS, as gh prints lists at a terminal; no line
+// ends with spaces (an animal without a status).
+func writeTable(w io.Writer, pets []petstore.Pet) {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tCATEGORY\tSTATUS")
+	for _, p := range pets {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", p.ID, cell(p.Name), p.CategoryID, cell(string(p.Status)))
+	}
+	tw.Flush()
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if trimmed := strings.TrimRight(line, " \n"); trimmed != "" {
+			fmt.Fprintln(w, trimmed)
+		}
+	}
+}
+
+// cell returns s as a table cell: quoted as Go quotes strings when it holds
+// a control character (a tab or a line break would break the table, an
+// escape sequence would be obeyed by the terminal), else as it is.
+func cell(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// isTerminal reports whether f is a terminal, as far as its file mode
+// tells without a dependency: a character device that is not the null
+// device. A pipe or a file is not a character device; /dev/null is one and
+// is left out by name, so "petstore list >/dev/null" takes the JSON path a
+// script would. Other character devices that are not terminals
+// (/dev/full, /dev/zero) count as terminals: output there is lost or
+// refused whatever its form. An exact test asks the terminal driver
+// (golang.org/x/term), which the module does not depend on.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
+}
