@@ -72,6 +72,10 @@ const (
 	keptBody              = 64 << 10 // what it keeps of a request body
 	defaultJournalEntries = 10_000
 	defaultJournalBytes   = 32 << 20
+	// entryOverhead is what an entry costs beyond its text (the Request,
+	// its maps and slices), roughly, so that MaxJournalBytes also bounds a
+	// journal of many small requests.
+	entryOverhead = 512
 )
 
 // journalEntry is a request in the journal, with the bytes it counts
@@ -100,9 +104,9 @@ func (s *Server) record(e *Request) {
 }
 
 // entrySize returns what e counts against MaxJournalBytes: its body, path,
-// query and header, as bytes of text.
+// query and header, as bytes of text, and entryOverhead.
 func entrySize(e *Request) int {
-	n := len(e.Body) + len(e.Method) + len(e.Path)
+	n := entryOverhead + len(e.Body) + len(e.Method) + len(e.Path)
 	for _, m := range []map[string][]string{e.Query, e.Header} {
 		for k, vs := range m {
 			n += len(k)

@@ -102,7 +102,8 @@ type Server struct {
 	// ([Server.Received]): once a new request takes it past either, the
 	// oldest entries are dropped until it is within both (the newest stays,
 	// even alone over MaxJournalBytes). MaxJournalBytes counts each entry's
-	// kept body (its first 64 KiB) and its path, query and header.
+	// kept body (its first 64 KiB), its path, query and header, and 512
+	// bytes for the rest.
 	// NewUnstartedServer sets them to 10,000 entries and 32 MiB; a
 	// MaxJournalEntries of 0 keeps no entry at all. They may be changed
 	// after NewUnstartedServer and before Start.

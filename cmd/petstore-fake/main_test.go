@@ -34,6 +34,9 @@ func TestProgram(t *testing.T) {
 	t.Run("StuckUpload", func(t *testing.T) { t.Parallel(); testStuckUpload(t, bin) })
 	t.Run("JSONLog", func(t *testing.T) { t.Parallel(); testJSONLog(t, bin) })
 	t.Run("ControlAPI", func(t *testing.T) { t.Parallel(); testControlProgram(t, bin) })
+	t.Run("Environment", func(t *testing.T) { t.Parallel(); testEnvironment(t, bin) })
+	t.Run("EnvironmentErrors", func(t *testing.T) { t.Parallel(); testEnvironmentErrors(t, bin) })
+	t.Run("Healthcheck", func(t *testing.T) { t.Parallel(); testHealthcheck(t, bin) })
 }
 
 // newSDKClient returns a client of the fake at baseURL, with fast retries.
