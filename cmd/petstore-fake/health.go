@@ -29,7 +29,7 @@ func healthURL(args []string, addr, from string) (string, error) {
 		if host == "" {
 			host = "0.0.0.0"
 		}
-		return localURL("http://"+net.JoinHostPort(host, port)) + healthPath, nil
+		return localURL("http://"+net.JoinHostPort(host, port), addr) + healthPath, nil
 	case 1:
 		u, err := url.Parse(args[0])
 		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {

@@ -113,7 +113,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	}
 	srv.Start()
 
-	baseURL := localURL(srv.URL)
+	baseURL := localURL(srv.URL, cfg.Addr)
 	// Both lines in one write, so that a reader sees both or neither.
 	if _, err := fmt.Fprintf(stdout, "export PETSTORE_BASE_URL=%s\nexport PETSTORE_API_KEY=%s\n",
 		shellQuote(baseURL), shellQuote(srv.APIKey)); err != nil {
@@ -152,21 +152,26 @@ func shutdown(srv *petstoretest.Server, logger *eventLog) {
 }
 
 // localURL returns u with an unspecified host (0.0.0.0 or ::, from
-// -allow-remote) replaced by the loopback address of its family: the URL
-// this machine's processes can use, and one the SDK accepts over http.
-func localURL(u string) string {
+// -allow-remote) replaced by a loopback address: the URL this machine's
+// processes can use, and one the SDK accepts over http. The loopback
+// address is of the family of the address asked for, addr: ::1 for an
+// IPv6 one such as [::]:8080, else 127.0.0.1. (The listener's address
+// would not tell: Go listens on 0.0.0.0 with a dual-stack socket, whose
+// address reads [::], and a container may have no IPv6 loopback.)
+func localURL(u, addr string) string {
 	p, err := url.Parse(u)
 	if err != nil {
 		return u
 	}
 	ip := net.ParseIP(p.Hostname())
-	switch {
-	case ip == nil || !ip.IsUnspecified():
+	if ip == nil || !ip.IsUnspecified() {
 		return u
-	case ip.To4() != nil:
-		p.Host = net.JoinHostPort("127.0.0.1", p.Port())
-	default:
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	if asked := net.ParseIP(host); asked != nil && asked.To4() == nil {
 		p.Host = net.JoinHostPort("::1", p.Port())
+	} else {
+		p.Host = net.JoinHostPort("127.0.0.1", p.Port())
 	}
 	return p.String()
 }
