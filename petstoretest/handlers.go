@@ -19,8 +19,7 @@ const (
 	maxLimit     = 100
 )
 
-// maxBody bounds a POST /pets body (a larger one answers 400) and what the
-// journal keeps of any request body.
+// maxBody bounds a POST /pets body (a larger one answers 400).
 const maxBody = 1 << 20
 
 func (s *Server) listPets(w http.ResponseWriter, r *http.Request, _ []byte) {

@@ -1,6 +1,7 @@
 package petstoretest
 
 import (
+	"bytes"
 	"io"
 	"maps"
 	"net/http"
@@ -27,7 +28,7 @@ type Request struct {
 	// Authorized reports whether the request carried the server's APIKey
 	// as a bearer token.
 	Authorized bool
-	// Body is the request body as received (its first 1 MiB), even if the
+	// Body is the request body as received (its first 64 KiB), even if the
 	// server refused it.
 	Body []byte
 	// Status is the status line the server sent: the answer's status even
@@ -43,13 +44,13 @@ type Request struct {
 
 // Received returns every API request the server has received since it
 // started or since Reset, oldest first, faults and refused requests
-// included. A request is there, with its Status, before the last byte of
-// its answer is sent (or its connection dropped), so a client that has read
-// its response finds it. It returns a copy: changing it changes nothing in
-// the server.
-//
-// The journal keeps each request until Reset, bodies included: a server
-// that runs for long under load should be reset now and then.
+// included, as far as the journal keeps them: the newest
+// [Server.MaxJournalEntries] (10,000 unless set), within
+// [Server.MaxJournalBytes] (32 MiB unless set), the oldest dropped first.
+// A request is there, with its Status, before the last byte of its answer
+// is sent (or its connection dropped), so a client that has read its
+// response finds it. It returns a copy: changing it changes nothing in the
+// server.
 func (s *Server) Received() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -58,31 +59,115 @@ func (s *Server) Received() []Request {
 		reqs = make([]Request, len(s.journal))
 	}
 	for i, e := range s.journal {
-		reqs[i] = *e
-		reqs[i].Query = cloneValues(e.Query)
-		reqs[i].Header = e.Header.Clone()
-		reqs[i].Body = slices.Clone(e.Body[:min(len(e.Body), maxBody)])
+		reqs[i] = *e.req
+		reqs[i].Query = cloneValues(e.req.Query)
+		reqs[i].Header = e.req.Header.Clone()
+		reqs[i].Body = slices.Clone(e.req.Body)
 	}
 	return reqs
 }
 
-// newRequest returns the journal entry of r, with no RequestID and no
-// Status yet. It reads r's body, up to one byte more than maxBody so that
-// createPet can tell a body that is too large (Received returns maxBody
-// bytes at most).
-func newRequest(r *http.Request, op string, authorized bool) *Request {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody+1)) // what arrived, even if cut short
+// Bounds of the journal.
+const (
+	keptBody              = 64 << 10 // what it keeps of a request body
+	defaultJournalEntries = 10_000
+	defaultJournalBytes   = 32 << 20
+	// entryOverhead is what an entry costs beyond its text (the Request,
+	// its maps and slices), roughly, so that MaxJournalBytes also bounds a
+	// journal of many small requests.
+	entryOverhead = 512
+)
+
+// journalEntry is a request in the journal, with the bytes it counts
+// against MaxJournalBytes.
+type journalEntry struct {
+	req  *Request
+	size int
+}
+
+// record adds e to the journal, then drops the oldest entries until the
+// journal is within its bounds again; e stays unless MaxJournalEntries is
+// below 1. The caller holds s.mu.
+func (s *Server) record(e *Request) {
+	size := entrySize(e)
+	s.journal = append(s.journal, journalEntry{e, size})
+	s.kept += size
+	for len(s.journal) > max(s.MaxJournalEntries, 0) ||
+		len(s.journal) > 1 && s.kept > s.MaxJournalBytes {
+		s.kept -= s.journal[0].size
+		s.journal[0] = journalEntry{} // the array's first slot no longer holds it
+		s.journal = s.journal[1:]
+	}
+	if len(s.journal) == 0 {
+		s.journal = nil // let the array go
+	}
+}
+
+// entrySize returns what e counts against MaxJournalBytes: its body, path,
+// query and header, as bytes of text, and entryOverhead.
+func entrySize(e *Request) int {
+	n := entryOverhead + len(e.Body) + len(e.Method) + len(e.Path)
+	for _, m := range []map[string][]string{e.Query, e.Header} {
+		for k, vs := range m {
+			n += len(k)
+			for _, v := range vs {
+				n += len(v)
+			}
+		}
+	}
+	return n
+}
+
+// walkJournal calls walk with each entry of the journal, oldest first,
+// until it returns false, without holding s.mu during a call: the entries
+// are those in the journal when it was called. Each Request shares its
+// Query, Header and Body with the journal, which never changes them once
+// recorded; only Status changes, and is read under s.mu.
+func (s *Server) walkJournal(walk fakehook.Walk) {
+	s.mu.Lock()
+	entries := make([]*Request, len(s.journal))
+	for i, e := range s.journal {
+		entries[i] = e.req
+	}
+	s.mu.Unlock()
+	for _, e := range entries {
+		s.mu.Lock()
+		r := *e
+		s.mu.Unlock()
+		if !walk(r) {
+			return
+		}
+	}
+}
+
+// newRequest returns the journal entry of r, with no Authorized,
+// RequestID or Status yet, and r's body for the handler. The entry keeps
+// the first keptBody bytes of the body. With handlerReads (an authorized
+// POST /pets), the body returned is read up to one byte more than maxBody,
+// so that createPet can tell a body that is too large; otherwise it is the
+// kept part, and the rest is read (up to maxBody) and thrown away, so that
+// the connection can serve the next request without the server holding a
+// large body it refuses.
+func newRequest(r *http.Request, op string, handlerReads bool) (*Request, []byte) {
+	kept, _ := io.ReadAll(io.LimitReader(r.Body, keptBody)) // what arrived, even if cut short
+	kept = bytes.Clone(kept)                                // no spare capacity kept in the journal
+	body := kept
+	if handlerReads && len(kept) == keptBody {
+		rest, _ := io.ReadAll(io.LimitReader(r.Body, maxBody+1-keptBody))
+		body = append(kept[:len(kept):len(kept)], rest...) // a new array: kept stays as it is
+	} else if len(kept) == keptBody {
+		io.Copy(io.Discard, io.LimitReader(r.Body, maxBody+1-keptBody))
+	}
 	h := r.Header.Clone()
 	h.Del("Authorization")
 	return &Request{
-		Operation:  op,
-		Method:     r.Method,
-		Path:       r.URL.EscapedPath(),
-		Query:      r.URL.Query(),
-		Header:     h,
-		Authorized: authorized,
-		Body:       body,
-	}
+		Operation: op,
+		Method:    r.Method,
+		Path:      r.URL.EscapedPath(),
+		Query:     r.URL.Query(),
+		Header:    h,
+		Body:      kept,
+	}, body
 }
 
 func cloneValues(v url.Values) url.Values {

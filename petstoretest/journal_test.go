@@ -1,15 +1,20 @@
 package petstoretest_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/petstore/petstore-go"
+	"github.com/petstore/petstore-go/internal/fakehook"
 	"github.com/petstore/petstore-go/petstoretest"
 )
 
@@ -81,20 +86,151 @@ func TestReceivedIsACopy(t *testing.T) {
 	}
 }
 
-// TestReceivedKeepsTheFirstMiB: a body over 1 MiB is refused, and the
-// journal keeps its first 1 MiB.
-func TestReceivedKeepsTheFirstMiB(t *testing.T) {
+// TestReceivedKeepsTheFirst64KiB: the journal keeps the first 64 KiB of a
+// body, whatever the answer; the fake still reads up to 1 MiB of an
+// authorized POST /pets, and refuses a larger one.
+func TestReceivedKeepsTheFirst64KiB(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
-	body := `{"name":"` + strings.Repeat("a", 1<<20) + `","categoryId":1}`
-	got := do(t, srv, "POST", "/pets", "Bearer "+srv.APIKey, body)
-	if diff := cmp.Diff(errBody(400, "invalid_body", "body is larger than 1 MiB"), got.Body); diff != "" {
-		t.Errorf("answer mismatch (-want +got):\n%s", diff)
+	tests := []struct {
+		name   string
+		auth   bool
+		size   int // of the name
+		status int
+	}{
+		{"created, 500 KiB", true, 500 << 10, 201},
+		{"too large", true, 1 << 20, 400},
+		{"refused, 500 KiB", false, 500 << 10, 401},
+		{"created, small", true, 10, 201},
 	}
-	r := srv.Received()[0]
-	if len(r.Body) != 1<<20 || string(r.Body) != body[:1<<20] {
-		t.Errorf("journal Body: %d bytes, want the first %d of the request", len(r.Body), 1<<20)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			body := `{"name":"` + strings.Repeat("a", tc.size) + `","categoryId":1}`
+			auth := "Bearer wrong"
+			if tc.auth {
+				auth = "Bearer " + srv.APIKey
+			}
+			got := do(t, srv, "POST", "/pets", auth, body)
+			if got.Status != tc.status {
+				t.Errorf("status %d, want %d; body %v", got.Status, tc.status, got.Body)
+			}
+			if tc.status == 201 && len(srv.Created()[0].Name) != tc.size {
+				t.Errorf("created a name of %d bytes, want %d", len(srv.Created()[0].Name), tc.size)
+			}
+			want := body[:min(len(body), 64<<10)]
+			if r := srv.Received()[0]; string(r.Body) != want {
+				t.Errorf("journal Body: %d bytes, want the first %d of the request", len(r.Body), len(want))
+			}
+		})
 	}
+}
+
+// TestJournalBounds: past MaxJournalEntries or MaxJournalBytes, the oldest
+// entries go first; the newest stays even alone over MaxJournalBytes; 0
+// entries keeps none. Requests() still counts them all.
+func TestJournalBounds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		entries int
+		bytes   int
+		bodies  []int // sizes of the bodies sent, in order
+		want    []int // sizes of the bodies kept, oldest first
+	}{
+		{"entries", 3, 32 << 20, []int{1, 2, 3, 4, 5}, []int{3, 4, 5}},
+		{"bytes", 100, 150 << 10, []int{20 << 10, 40 << 10, 50 << 10, 60 << 10}, []int{50 << 10, 60 << 10}},
+		{"one over the bytes", 100, 1 << 10, []int{10, 20 << 10}, []int{20 << 10}},
+		{"bodies cut to 64 KiB before they count", 100, 130 << 10, []int{100 << 10, 100 << 10}, []int{64 << 10, 64 << 10}},
+		{"no entry", 0, 32 << 20, []int{1, 2}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := petstoretest.NewUnstartedServer()
+			srv.MaxJournalEntries, srv.MaxJournalBytes = tc.entries, tc.bytes
+			srv.Start()
+			t.Cleanup(srv.Close)
+			for _, n := range tc.bodies {
+				do(t, srv, "POST", "/pets", "", strings.Repeat("a", n))
+			}
+			var got []int
+			for _, r := range srv.Received() {
+				got = append(got, len(r.Body))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("bodies kept mismatch (-want +got):\n%s", diff)
+			}
+			if got, want := srv.Requests(), len(tc.bodies); got != want {
+				t.Errorf("Requests() = %d, want %d", got, want)
+			}
+		})
+	}
+}
+
+func TestJournalBoundDefaults(t *testing.T) {
+	t.Parallel()
+	srv := petstoretest.NewUnstartedServer()
+	defer srv.Close()
+	if srv.MaxJournalEntries != 10_000 || srv.MaxJournalBytes != 32<<20 {
+		t.Errorf("MaxJournalEntries, MaxJournalBytes = %d, %d; want 10000, 32 MiB", srv.MaxJournalEntries, srv.MaxJournalBytes)
+	}
+}
+
+// TestJournalHeap sends 300 POSTs of 1 MiB without the key, all refused,
+// and reads the journal: the heap the server keeps stays far below what
+// the bodies weigh (300 MiB), under 64 MiB, and the server does not
+// allocate a refused body beyond the part it keeps. Not parallel: it
+// measures the process's heap, while the parallel tests wait.
+func TestJournalHeap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends 300 MiB")
+	}
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	body := bytes.Repeat([]byte("a"), 1<<20)
+	before := heap()
+	for range 300 {
+		req, err := http.NewRequest("POST", srv.URL+"/pets", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("status %d, want 401", resp.StatusCode)
+		}
+	}
+	reqs := srv.Received()
+	after := heap()
+	if len(reqs) != 300 || len(reqs[299].Body) != 64<<10 {
+		t.Fatalf("journal: %d entries, the last with %d bytes of body; want 300, 64 KiB", len(reqs), len(reqs[len(reqs)-1].Body))
+	}
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("300 refused 1 MiB POSTs, journal read: heap %.1f MiB more (the copy included), %.1f MiB allocated in all",
+		float64(held)/(1<<20), float64(allocated)/(1<<20))
+	if held > 64<<20 {
+		t.Errorf("heap grew by %d MiB, want under 64 MiB", held>>20)
+	}
+	// Each refused body costs its kept 64 KiB and the copy Received makes,
+	// not the 1 MiB (and more, as a buffer grows) of reading it whole.
+	if perRequest := allocated / 300; perRequest > 512<<10 {
+		t.Errorf("%d KiB allocated per refused 1 MiB request, want under 512 KiB", perRequest>>10)
+	}
+	runtime.KeepAlive(reqs)
+}
+
+// heap returns the memory statistics after a garbage collection.
+func heap() runtime.MemStats {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m
 }
 
 // TestReceivedBeforeTheAnswer: whatever the answer (a normal one, an error,
@@ -157,5 +293,43 @@ func TestReceivedDuringAStall(t *testing.T) {
 	<-done
 	if diff := cmp.Diff([]seen{{"ListPets", 0, true}}, journal(srv)); diff != "" {
 		t.Errorf("journal after the client gave up (-want +got):\n%s", diff)
+	}
+}
+
+// TestJournalWalk: a request whose context carries a fakehook.Walk gets
+// the journal's entries, oldest first, and no answer; it is not recorded.
+func TestJournalWalk(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	send(t, srv, "POST", "/pets", `{"name":"A","categoryId":1}`, http.Header{"Authorization": {"Bearer " + srv.APIKey}})
+	send(t, srv, "GET", "/pets/9", "", nil)
+	send(t, srv, "GET", "/pets", "", nil)
+	tests := []struct {
+		name string
+		stop int // the walk returns false at this entry
+		want []string
+	}{
+		{"all", 0, []string{"req-1 201", "req-2 401", "req-3 401"}},
+		{"stopped", 2, []string{"req-1 201", "req-2 401"}},
+	}
+	for _, tc := range tests {
+		var got []string
+		walk := fakehook.Walk(func(e any) bool {
+			r := e.(petstoretest.Request)
+			got = append(got, r.RequestID+" "+strconv.Itoa(r.Status))
+			return len(got) != tc.stop
+		})
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/_fake/requests", nil)
+		srv.Config.Handler.ServeHTTP(rec, req.WithContext(fakehook.WithWalk(req.Context(), walk)))
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: entries walked mismatch (-want +got):\n%s", tc.name, diff)
+		}
+		if rec.Body.Len() > 0 || len(rec.Header()) > 0 {
+			t.Errorf("%s: the walk answered %q %v, want nothing", tc.name, rec.Body, rec.Header())
+		}
+	}
+	if got := len(srv.Received()); got != 3 {
+		t.Errorf("%d requests in the journal after the walks, want 3", got)
 	}
 }

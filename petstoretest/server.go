@@ -17,6 +17,12 @@
 // [Server.SetPets], [Server.ClearFaults] and [Server.Reset] set up the next
 // step.
 //
+// The journal is bounded, so that a fake can run for a day under load: it
+// keeps the newest 10,000 requests, within 32 MiB of kept bodies (a body
+// is kept up to its first 64 KiB) and headers, and drops the oldest first
+// ([Server.MaxJournalEntries] and [Server.MaxJournalBytes] set other
+// bounds). A refused body is read up to 1 MiB and not kept beyond 64 KiB.
+//
 // # Error codes
 //
 // Every answer that is not a success, whatever the path or method, is an
@@ -92,6 +98,17 @@ type Server struct {
 	// fake's handler. It may be changed after NewUnstartedServer and before
 	// Start, for example to wrap the Handler with one that logs requests.
 	Config *http.Server
+	// MaxJournalEntries and MaxJournalBytes bound the journal
+	// ([Server.Received]): once a new request takes it past either, the
+	// oldest entries are dropped until it is within both (the newest stays,
+	// even alone over MaxJournalBytes). MaxJournalBytes counts each entry's
+	// kept body (its first 64 KiB), its path, query and header, and 512
+	// bytes for the rest.
+	// NewUnstartedServer sets them to 10,000 entries and 32 MiB; a
+	// MaxJournalEntries of 0 keeps no entry at all. They may be changed
+	// after NewUnstartedServer and before Start.
+	MaxJournalEntries int
+	MaxJournalBytes   int
 
 	hs        *httptest.Server
 	closing   chan struct{} // closed by Close: releases stalled requests
@@ -101,10 +118,11 @@ type Server struct {
 	pets     []petstore.Pet // in id order
 	created  []petstore.Pet // through POST, in order
 	nextID   int64
-	requests int        // since the start or the last Reset
-	received int        // since the start: numbers the X-Request-Id
-	journal  []*Request // their Status set as they are answered
-	faults   []*Fault   // copies, their Count decremented as they fire
+	requests int            // since the start or the last Reset
+	received int            // since the start: numbers the X-Request-Id
+	journal  []journalEntry // oldest first, their Status set as they are answered
+	kept     int            // the sizes of the journal's entries, added up
+	faults   []*Fault       // copies, their Count decremented as they fire
 }
 
 // NewServer starts and returns a new, empty [Server].
@@ -126,9 +144,11 @@ func NewUnstartedServer() *Server {
 		panic("petstoretest: " + err.Error())
 	}
 	s := &Server{
-		APIKey:  "pst_" + hex.EncodeToString(key[:]),
-		closing: make(chan struct{}),
-		nextID:  1,
+		APIKey:            "pst_" + hex.EncodeToString(key[:]),
+		MaxJournalEntries: defaultJournalEntries,
+		MaxJournalBytes:   defaultJournalBytes,
+		closing:           make(chan struct{}),
+		nextID:            1,
 	}
 	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	// OPTIONS * reaches the handler, and is answered like any other path.
@@ -203,7 +223,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pets, s.created, s.faults, s.journal = nil, nil, nil, nil
-	s.nextID, s.requests = 1, 0
+	s.nextID, s.requests, s.kept = 1, 0, 0
 }
 
 // Requests returns how many HTTP requests the server has received since it
@@ -217,10 +237,19 @@ func (s *Server) Requests() int {
 }
 
 // serve is the server's handler: it records the request in the journal,
-// applies a pending fault, checks the key, then routes.
+// applies a pending fault, checks the key, then routes. A request whose
+// context carries a fakehook.Walk (only cmd/petstore-fake can make one) is
+// not an API request: it hands over the journal, and is neither answered
+// nor recorded.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if walk := fakehook.WalkFromContext(r.Context()); walk != nil {
+		s.walkJournal(walk)
+		return
+	}
 	op, handle := s.route(r)
-	e := newRequest(r, op, s.authorized(r))
+	authorized := s.authorized(r)
+	e, body := newRequest(r, op, authorized && op == "CreatePet")
+	e.Authorized = authorized
 	o := fakehook.FromContext(r.Context())
 	if o == nil {
 		o = new(fakehook.Outcome)
@@ -230,7 +259,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests++
 	s.received++
 	e.RequestID = "req-" + strconv.Itoa(s.received)
-	s.journal = append(s.journal, e)
+	s.record(e)
 	f := s.takeFault(op)
 	e.Fault = f != nil
 	s.mu.Unlock()
@@ -254,7 +283,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(aw, http.StatusUnauthorized, "unauthorized", msg)
 		return
 	}
-	handle(aw, r, e.Body)
+	handle(aw, r, body)
 }
 
 // handler answers a request whose body has been read.

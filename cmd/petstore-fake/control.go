@@ -26,7 +26,8 @@ const maxControlBody = 10 << 20
 // every other request to the fake. It sees a control request before the
 // fake does, so none is in the fake's journal or counted by its Requests.
 //
-// Every control request carries the API's key; bodies and answers are JSON.
+// Every control request but GET /_fake/health carries the API's key; bodies
+// and answers are JSON.
 // A request it refuses changes nothing and answers an Error body, as the
 // fake does: 401 unauthorized (no key or another one), 404 not_found (a path
 // the control API does not have), 405 method_not_allowed (with an Allow
@@ -66,6 +67,17 @@ var controlRoutes = map[string]map[string]controlRoute{
 	},
 	"/_fake/requests": {http.MethodGet: {do: (*control).received}},
 	"/_fake/reset":    {http.MethodPost: {do: (*control).reset}},
+	healthPath:        {http.MethodGet: {do: (*control).health}},
+}
+
+// healthPath is the control API's only path that needs no key: a health
+// check for a container or a CI service, which does not have the key.
+const healthPath = "/_fake/health"
+
+// streamer is an answer written piece by piece, as it is made, rather than
+// marshalled whole: the journal, which may hold 32 MiB of bodies.
+type streamer interface {
+	stream(w io.Writer, r *http.Request)
 }
 
 // ServeHTTP answers a request under /_fake/, and hands any other to the
@@ -84,6 +96,12 @@ func (c *control) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(status)
 		return
 	}
+	if s, ok := v.(streamer); ok {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		s.stream(w, r)
+		return
+	}
 	body, err := json.Marshal(v)
 	if err != nil {
 		panic("petstore-fake: " + err.Error()) // only our own types: cannot happen
@@ -98,11 +116,11 @@ func (c *control) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // and the value to send (an Error body when it refuses), after setting the
 // headers the answer needs.
 func (c *control) answer(w http.ResponseWriter, r *http.Request) (int, any) {
-	if msg := c.unauthorized(r); msg != "" {
+	path := r.URL.EscapedPath()
+	if msg := c.unauthorized(r); msg != "" && path != healthPath {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="petstore"`)
 		return refuse(http.StatusUnauthorized, "unauthorized", msg)
 	}
-	path := r.URL.EscapedPath()
 	methods, ok := controlRoutes[path]
 	if !ok {
 		return refuse(http.StatusNotFound, "not_found", "no such path: "+path+
@@ -225,19 +243,56 @@ type requestJSON struct {
 }
 
 // received answers GET /_fake/requests: 200 and the journal of API
-// requests, oldest first.
+// requests, oldest first, written entry by entry (see journalAnswer).
 func (c *control) received([]byte) (int, any, error) {
-	reqs := c.srv.Received()
-	out := make([]requestJSON, len(reqs))
-	for i, r := range reqs {
-		out[i] = requestJSON{
-			Operation: r.Operation, Method: r.Method, Path: r.Path,
-			Query: nonNilMap(r.Query), Header: nonNilMap(r.Header),
-			Authorized: r.Authorized, Body: string(r.Body), Status: r.Status,
-			Fault: r.Fault, RequestID: r.RequestID,
+	return http.StatusOK, journalAnswer{c.fake}, nil
+}
+
+// journalAnswer is the answer of GET /_fake/requests: a JSON array written
+// one entry at a time, as the fake hands them over through a
+// fakehook.Walk, so that the answer is never in memory whole (an entry's
+// body is 64 KiB at most).
+type journalAnswer struct {
+	fake http.Handler
+}
+
+func (a journalAnswer) stream(w io.Writer, r *http.Request) {
+	sep := "["
+	var failed bool
+	walk := fakehook.Walk(func(entry any) bool {
+		e := entry.(petstoretest.Request)
+		data, err := json.Marshal(requestJSON{
+			Operation: e.Operation, Method: e.Method, Path: e.Path,
+			Query: nonNilMap(e.Query), Header: nonNilMap(e.Header),
+			Authorized: e.Authorized, Body: string(e.Body), Status: e.Status,
+			Fault: e.Fault, RequestID: e.RequestID,
+		})
+		if err != nil {
+			panic("petstore-fake: " + err.Error()) // only our own type: cannot happen
 		}
+		_, err = io.WriteString(w, sep)
+		if err == nil {
+			_, err = w.Write(data)
+		}
+		sep = ",\n"
+		failed = err != nil
+		return !failed // the client has gone: stop
+	})
+	// The fake hands over its journal and writes nothing: no writer.
+	a.fake.ServeHTTP(nil, r.WithContext(fakehook.WithWalk(r.Context(), walk)))
+	switch {
+	case failed:
+	case sep == "[": // no entry
+		io.WriteString(w, "[]\n")
+	default:
+		io.WriteString(w, "]\n")
 	}
-	return http.StatusOK, out, nil
+}
+
+// health answers GET /_fake/health: 200 {"status":"ok"} while the fake
+// serves.
+func (c *control) health([]byte) (int, any, error) {
+	return http.StatusOK, map[string]string{"status": "ok"}, nil
 }
 
 // nonNil returns s, or an empty slice for nil: JSON [] rather than null.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,7 @@ func TestControlAPI(t *testing.T) {
 		wantRequests       int    // srv.Requests() after the step
 	}{
 		{"GET", "/_fake/pets", "", 200, "[" + rex + "]", 0},
+		{"GET", "/_fake/health", "", 200, `{"status":"ok"}`, 0},
 		{"PUT", "/_fake/pets", `[{"id":10,"name":"Tom","categoryId":2},{"name":"Kiwi","categoryId":3,"status":"sold"}]`, 200, tomKiwi, 0},
 		{"GET", "/v1/pets", "", 200, tomKiwi, 1},
 		{"POST", "/_fake/faults", `{"op":"ListPets","status":503,"retryAfter":"1500ms"}`, 201,
@@ -163,19 +165,22 @@ func TestControlRefusals(t *testing.T) {
 		{"the key without Bearer", "KEY", "DELETE", "/_fake/faults", "", 401, "unauthorized", "invalid API key", nil},
 		{"no key on an unknown path", "", "GET", "/_fake/nope", "", 401, "unauthorized", "missing API key: send Authorization: Bearer <key>, the API's", nil},
 		{"an unknown path", bearer, "GET", "/_fake/nope", "", 404, "not_found",
-			"no such path: /_fake/nope; the control API has /_fake/faults, /_fake/pets, /_fake/requests, /_fake/reset", nil},
+			"no such path: /_fake/nope; the control API has /_fake/faults, /_fake/health, /_fake/pets, /_fake/requests, /_fake/reset", nil},
 		{"the root", bearer, "GET", "/_fake", "", 404, "not_found",
-			"no such path: /_fake; the control API has /_fake/faults, /_fake/pets, /_fake/requests, /_fake/reset", nil},
+			"no such path: /_fake; the control API has /_fake/faults, /_fake/health, /_fake/pets, /_fake/requests, /_fake/reset", nil},
 		{"a trailing slash", bearer, "POST", "/_fake/reset/", "", 404, "not_found",
-			"no such path: /_fake/reset/; the control API has /_fake/faults, /_fake/pets, /_fake/requests, /_fake/reset", nil},
+			"no such path: /_fake/reset/; the control API has /_fake/faults, /_fake/health, /_fake/pets, /_fake/requests, /_fake/reset", nil},
 		{"an escaped slash", bearer, "POST", "/_fake%2Freset", "", 404, "not_found",
-			"no such path: /_fake%2Freset; the control API has /_fake/faults, /_fake/pets, /_fake/requests, /_fake/reset", nil},
+			"no such path: /_fake%2Freset; the control API has /_fake/faults, /_fake/health, /_fake/pets, /_fake/requests, /_fake/reset", nil},
 		{"a wrong method", bearer, "DELETE", "/_fake/pets", "", 405, "method_not_allowed", "DELETE is not allowed on /_fake/pets (allowed: GET, PUT)",
 			http.Header{"Allow": {"GET, PUT"}}},
 		{"GET faults", bearer, "GET", "/_fake/faults", "", 405, "method_not_allowed", "GET is not allowed on /_fake/faults (allowed: DELETE, POST)",
 			http.Header{"Allow": {"DELETE, POST"}}},
 		{"GET reset", bearer, "GET", "/_fake/reset", "", 405, "method_not_allowed", "GET is not allowed on /_fake/reset (allowed: POST)",
 			http.Header{"Allow": {"POST"}}},
+		{"health: another method, no key", "", "POST", "/_fake/health", "", 405, "method_not_allowed", "POST is not allowed on /_fake/health (allowed: GET)",
+			http.Header{"Allow": {"GET"}}},
+		{"health: a query", "", "GET", "/_fake/health?verbose=1", "", 400, "invalid_parameter", `the control API takes no query parameters, got "verbose=1"`, nil},
 		{"a query", bearer, "GET", "/_fake/requests?op=ListPets", "", 400, "invalid_parameter", `the control API takes no query parameters, got "op=ListPets"`, nil},
 		{"a body to reset", bearer, "POST", "/_fake/reset", `{"pets":[]}`, 400, "invalid_body", "POST /_fake/reset takes no body", nil},
 		{"a body to DELETE", bearer, "DELETE", "/_fake/faults", `{"op":"ListPets"}`, 400, "invalid_body", "DELETE /_fake/faults takes no body", nil},
@@ -313,5 +318,69 @@ func testControlProgram(t *testing.T, bin string) {
 		"PUT /_fake/pets 200", "GET /_fake/pets 200", "POST /_fake/reset 204", "GET /_fake/pets 200", "GET /_fake/requests 401"}
 	if diff := cmp.Diff(wantLog, f.requests()); diff != "" {
 		t.Errorf("requests on stderr mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestHealth: GET /_fake/health answers 200 {"status":"ok"} with no key or
+// any key, and is neither counted nor in the journal; every other control
+// path still needs the key (TestControlRefusals).
+func TestHealth(t *testing.T) {
+	t.Parallel()
+	srv := newControlServer(t)
+	for _, auth := range []string{"", "Bearer pst_other", "Bearer " + srv.APIKey} {
+		got := call(t, srv.URL, auth, "GET", "/_fake/health", "")
+		if got.status != http.StatusOK || got.body != `{"status":"ok"}`+"\n" || got.header.Get("Content-Type") != "application/json" {
+			t.Errorf("GET /_fake/health with Authorization %q: %d %q (%s), want 200 {\"status\":\"ok\"}", auth, got.status, got.body, got.header.Get("Content-Type"))
+		}
+	}
+	if n, reqs := srv.Requests(), srv.Received(); n != 0 || len(reqs) != 0 {
+		t.Errorf("Requests() = %d, Received() = %v; want none", n, reqs)
+	}
+}
+
+// writeRecorder is a ResponseWriter that keeps what is written and the
+// size of the largest single Write.
+type writeRecorder struct {
+	header  http.Header
+	status  int
+	body    strings.Builder
+	largest int
+}
+
+func (w *writeRecorder) Header() http.Header  { return w.header }
+func (w *writeRecorder) WriteHeader(code int) { w.status = code }
+func (w *writeRecorder) Write(b []byte) (int, error) {
+	w.largest = max(w.largest, len(b))
+	return w.body.Write(b)
+}
+
+// TestJournalStreams: GET /_fake/requests writes its answer an entry at a
+// time (no Write larger than one entry, a 64 KiB body at most), and the
+// answer is the journal, as JSON.
+func TestJournalStreams(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 20} {
+		srv := newControlServer(t)
+		body := strings.Repeat("a", 100<<10) // 64 KiB kept
+		for range n {
+			call(t, srv.URL, "", "POST", "/v1/pets", body)
+		}
+		w := &writeRecorder{header: http.Header{}}
+		req := httptest.NewRequest("GET", "/_fake/requests", nil)
+		req.Header.Set("Authorization", "Bearer "+srv.APIKey)
+		srv.Config.Handler.ServeHTTP(w, req)
+		if w.status != http.StatusOK || w.header.Get("Content-Type") != "application/json" {
+			t.Errorf("%d entries: status %d, Content-Type %q; want 200, application/json", n, w.status, w.header.Get("Content-Type"))
+		}
+		var got []requestJSON
+		if err := json.Unmarshal([]byte(w.body.String()), &got); err != nil || len(got) != n {
+			t.Fatalf("%d entries: answer of %d bytes: %d entries, %v", n, w.body.Len(), len(got), err)
+		}
+		if n > 0 && got[n-1].Body != body[:64<<10] {
+			t.Errorf("%d entries: the last body has %d bytes, want the first 64 KiB", n, len(got[n-1].Body))
+		}
+		if w.largest > 66<<10 {
+			t.Errorf("%d entries: a Write of %d bytes, want one entry (64 KiB of body and a little more) at most", n, w.largest)
+		}
 	}
 }

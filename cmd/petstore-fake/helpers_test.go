@@ -20,12 +20,18 @@ const liveness = 30 * time.Second
 // run with it.
 func buildFake(t *testing.T) string {
 	t.Helper()
+	return build(t, raceEnabled)
+}
+
+// build builds the program into t.TempDir(), with -race if race.
+func build(t *testing.T, race bool) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "petstore-fake")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
 	args := []string{"build", "-o", bin}
-	if raceEnabled {
+	if race {
 		args = append(args, "-race")
 	}
 	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
@@ -44,8 +50,15 @@ type fake struct {
 }
 
 // startFake starts the program with args, and kills it at the end of the
-// test if it is still running.
+// test if it is still running. Its environment is the test's without the
+// program's own variables (PETSTORE_FAKE_*).
 func startFake(t *testing.T, bin string, args ...string) *fake {
+	t.Helper()
+	return startFakeEnv(t, bin, nil, args...)
+}
+
+// startFakeEnv is startFake with env (NAME=value) added to the environment.
+func startFakeEnv(t *testing.T, bin string, env []string, args ...string) *fake {
 	t.Helper()
 	f := &fake{
 		cmd:    exec.Command(bin, args...),
@@ -53,6 +66,7 @@ func startFake(t *testing.T, bin string, args ...string) *fake {
 		stderr: newLineWriter(),
 		done:   make(chan struct{}),
 	}
+	f.cmd.Env = append(environWithout("PETSTORE_FAKE_"), env...)
 	f.cmd.Stdout, f.cmd.Stderr = f.stdout, f.stderr
 	if err := f.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -66,6 +80,18 @@ func startFake(t *testing.T, bin string, args ...string) *fake {
 		<-f.done
 	})
 	return f
+}
+
+// environWithout returns the test's environment without the variables
+// whose names start with prefix.
+func environWithout(prefix string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, prefix) {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // exports waits for the two export lines and returns the values they set.

@@ -9,12 +9,21 @@
 // text|json; never the key, in any encoding, nor a header), until SIGINT or
 // SIGTERM. Its flags (run it with -h) set the address, the key, the animals
 // to start with (-pets FILE, a JSON array such as GET /v1/pets answers: ids
-// are kept), faults to inject, the log's form; -version prints its version.
+// are kept), faults to inject, the log's form, the journal's bound;
+// -version prints its version. Each flag has an environment variable,
+// PETSTORE_FAKE_ADDR and so on, read when the flag is not given, so that a
+// container or a CI service started with no arguments can set everything;
+// cmd/petstore-fake/Dockerfile builds such an image, and
+// petstore-fake -healthcheck probes GET /_fake/health for it.
+//
+// The journal of requests is bounded, for a fake that runs for a day: the
+// newest 10,000 (-journal N), within 32 MiB of bodies and headers, a body
+// kept up to 64 KiB, the oldest dropped first.
 //
 // Beside the API, a control API under /_fake/ steers the fake while it runs,
-// with the same key, JSON in and out. Its requests are neither in the
-// journal nor counted; a bad one changes nothing and answers a 400, 401,
-// 404 or 405 Error body, as the fake does:
+// with the same key (but for /_fake/health), JSON in and out. Its requests
+// are neither in the journal nor counted; a bad one changes nothing and
+// answers a 400, 401, 404 or 405 Error body, as the fake does:
 //
 //	GET    /_fake/pets      200: every animal, in id order
 //	PUT    /_fake/pets      200: replace every animal (a JSON array, as -pets takes); the animals as stored
@@ -24,6 +33,7 @@
 //	GET    /_fake/requests  200: the journal of API requests, oldest first, as objects with operation,
 //	                        method, path, query, header, authorized, body (as text), status, fault, requestId
 //	POST   /_fake/reset     204: back to the start: the -pets animals, no faults, an empty journal
+//	GET    /_fake/health    200: {"status":"ok"} while it serves; the only path that needs no key
 //
 // examples/fake-script/script.sh is an integration script that uses it, with curl and jq.
 package main
@@ -47,17 +57,23 @@ import (
 )
 
 func main() {
-	cfg, err := parseConfig(os.Args[1:], os.Stderr)
+	cfg, err := parseConfig(os.Args[1:], os.Getenv, os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "petstore-fake: %v\nRun petstore-fake -h for usage.\n", err)
+		if cfg.Healthcheck {
+			os.Exit(1) // a health check exits 0 or 1: Docker reserves 2
+		}
 		os.Exit(2)
 	}
-	if cfg.Version {
+	switch {
+	case cfg.Version:
 		fmt.Println("petstore-fake", petstore.Version)
 		return
+	case cfg.Healthcheck:
+		os.Exit(healthcheck(cfg.HealthURL, os.Stdout, os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -87,6 +103,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	if cfg.Key != "" {
 		srv.APIKey = cfg.Key
 	}
+	srv.MaxJournalEntries = cfg.Journal
 	logger := newEventLog(cfg.Log, stderr, srv.APIKey)
 	srv.Config.Handler = logRequests(newControl(srv, cfg.Pets), logger)
 	srv.Config.ErrorLog = logger.errorLog()
@@ -96,7 +113,7 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	}
 	srv.Start()
 
-	baseURL := localURL(srv.URL)
+	baseURL := localURL(srv.URL, cfg.Addr)
 	// Both lines in one write, so that a reader sees both or neither.
 	if _, err := fmt.Fprintf(stdout, "export PETSTORE_BASE_URL=%s\nexport PETSTORE_API_KEY=%s\n",
 		shellQuote(baseURL), shellQuote(srv.APIKey)); err != nil {
@@ -135,21 +152,26 @@ func shutdown(srv *petstoretest.Server, logger *eventLog) {
 }
 
 // localURL returns u with an unspecified host (0.0.0.0 or ::, from
-// -allow-remote) replaced by the loopback address of its family: the URL
-// this machine's processes can use, and one the SDK accepts over http.
-func localURL(u string) string {
+// -allow-remote) replaced by a loopback address: the URL this machine's
+// processes can use, and one the SDK accepts over http. The loopback
+// address is of the family of the address asked for, addr: ::1 for an
+// IPv6 one such as [::]:8080, else 127.0.0.1. (The listener's address
+// would not tell: Go listens on 0.0.0.0 with a dual-stack socket, whose
+// address reads [::], and a container may have no IPv6 loopback.)
+func localURL(u, addr string) string {
 	p, err := url.Parse(u)
 	if err != nil {
 		return u
 	}
 	ip := net.ParseIP(p.Hostname())
-	switch {
-	case ip == nil || !ip.IsUnspecified():
+	if ip == nil || !ip.IsUnspecified() {
 		return u
-	case ip.To4() != nil:
-		p.Host = net.JoinHostPort("127.0.0.1", p.Port())
-	default:
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	if asked := net.ParseIP(host); asked != nil && asked.To4() == nil {
 		p.Host = net.JoinHostPort("::1", p.Port())
+	} else {
+		p.Host = net.JoinHostPort("127.0.0.1", p.Port())
 	}
 	return p.String()
 }

@@ -34,6 +34,9 @@ func TestProgram(t *testing.T) {
 	t.Run("StuckUpload", func(t *testing.T) { t.Parallel(); testStuckUpload(t, bin) })
 	t.Run("JSONLog", func(t *testing.T) { t.Parallel(); testJSONLog(t, bin) })
 	t.Run("ControlAPI", func(t *testing.T) { t.Parallel(); testControlProgram(t, bin) })
+	t.Run("Environment", func(t *testing.T) { t.Parallel(); testEnvironment(t, bin) })
+	t.Run("EnvironmentErrors", func(t *testing.T) { t.Parallel(); testEnvironmentErrors(t, bin) })
+	t.Run("Healthcheck", func(t *testing.T) { t.Parallel(); testHealthcheck(t, bin) })
 }
 
 // newSDKClient returns a client of the fake at baseURL, with fast retries.
@@ -269,16 +272,19 @@ func testAddressInUse(t *testing.T, bin string) {
 
 func TestLocalURL(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1"},
-		{"http://[::1]:8080/v1", "http://[::1]:8080/v1"},
-		{"http://0.0.0.0:8080/v1", "http://127.0.0.1:8080/v1"},
-		{"http://[::]:8080/v1", "http://[::1]:8080/v1"},
-		{"http://192.168.1.10:8080/v1", "http://192.168.1.10:8080/v1"},
+	tests := []struct{ in, addr, want string }{
+		{"http://127.0.0.1:8080/v1", "127.0.0.1:8080", "http://127.0.0.1:8080/v1"},
+		{"http://[::1]:8080/v1", "[::1]:8080", "http://[::1]:8080/v1"},
+		{"http://0.0.0.0:8080/v1", "0.0.0.0:8080", "http://127.0.0.1:8080/v1"},
+		// Go listens on 0.0.0.0 and on "" with a dual-stack socket: [::].
+		{"http://[::]:8080/v1", "0.0.0.0:8080", "http://127.0.0.1:8080/v1"},
+		{"http://[::]:8080/v1", ":8080", "http://127.0.0.1:8080/v1"},
+		{"http://[::]:8080/v1", "[::]:8080", "http://[::1]:8080/v1"},
+		{"http://192.168.1.10:8080/v1", "192.168.1.10:8080", "http://192.168.1.10:8080/v1"},
 	}
 	for _, tc := range tests {
-		if got := localURL(tc.in); got != tc.want {
-			t.Errorf("localURL(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := localURL(tc.in, tc.addr); got != tc.want {
+			t.Errorf("localURL(%q, %q) = %q, want %q", tc.in, tc.addr, got, tc.want)
 		}
 	}
 }

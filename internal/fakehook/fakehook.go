@@ -28,3 +28,25 @@ func FromContext(ctx context.Context) *Outcome {
 	o, _ := ctx.Value(key{}).(*Outcome)
 	return o
 }
+
+// Walk, carried by a request's context to the fake's handler, asks the fake
+// to hand over its journal instead of answering: the handler calls it with
+// each entry (a petstoretest.Request), oldest first, until it returns false,
+// and neither answers nor records the request. The entries share their
+// Query, Header and Body with the journal: read them, change nothing, keep
+// nothing. It lets cmd/petstore-fake write GET /_fake/requests entry by
+// entry, without a copy of the whole journal.
+type Walk func(entry any) bool
+
+type walkKey struct{}
+
+// WithWalk returns ctx carrying w, for the fake's handler.
+func WithWalk(ctx context.Context, w Walk) context.Context {
+	return context.WithValue(ctx, walkKey{}, w)
+}
+
+// WalkFromContext returns the Walk ctx carries, or nil.
+func WalkFromContext(ctx context.Context) Walk {
+	w, _ := ctx.Value(walkKey{}).(Walk)
+	return w
+}

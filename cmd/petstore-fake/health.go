@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// healthURL returns the URL that -healthcheck probes: that of GET
+// /_fake/health at the URL given as its argument (the fake's root or its
+// base URL, .../v1), or, with none, at addr (given as from: -addr or
+// PETSTORE_FAKE_ADDR), an unspecified host (0.0.0.0, ::, none) probed on
+// loopback.
+func healthURL(args []string, addr, from string) (string, error) {
+	switch len(args) {
+	case 0:
+		host, port, err := splitAddr(addr, from)
+		if err != nil {
+			return "", err
+		}
+		if port == "0" {
+			return "", fmt.Errorf("-healthcheck: %s %q has no fixed port: give the fake's URL, petstore-fake -healthcheck http://HOST:PORT", from, addr)
+		}
+		if host == "" {
+			host = "0.0.0.0"
+		}
+		return localURL("http://"+net.JoinHostPort(host, port), addr) + healthPath, nil
+	case 1:
+		u, err := url.Parse(args[0])
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return "", fmt.Errorf("-healthcheck %q: want the fake's URL, such as http://127.0.0.1:8080 or its base URL, http://127.0.0.1:8080/v1", args[0])
+		}
+		switch strings.TrimSuffix(u.Path, "/") {
+		case "", "/v1", healthPath:
+		default:
+			return "", fmt.Errorf("-healthcheck %q: want the fake's URL, such as http://127.0.0.1:8080 or its base URL, http://127.0.0.1:8080/v1, not a path under it", args[0])
+		}
+		u.Path, u.RawPath = healthPath, ""
+		return u.String(), nil
+	}
+	return "", fmt.Errorf("-healthcheck takes one URL at most, got %q", args)
+}
+
+// healthTimeout bounds a -healthcheck probe. A container runtime gives a
+// health check its own timeout (Docker's is 30s by default) and counts an
+// exit past it as a failure: a fake that does not answer in healthTimeout
+// is not healthy either.
+const healthTimeout = 10 * time.Second
+
+// healthcheck probes GET /_fake/health at u, directly (no proxy, no
+// redirect), and returns the exit status: 0 when it answers 200
+// {"status":"ok"}, with a line on stdout; 1 otherwise, with why on stderr.
+func healthcheck(u string, stdout, stderr io.Writer) int {
+	client := &http.Client{
+		Timeout:   healthTimeout,
+		Transport: &http.Transport{DisableKeepAlives: true}, // Proxy nil: straight to the fake
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	err := probe(client, u)
+	if err != nil {
+		fmt.Fprintf(stderr, "petstore-fake: -healthcheck: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "petstore-fake: %s: ok\n", u)
+	return 0
+}
+
+// probe sends GET u and checks that it answers 200 {"status":"ok"}.
+func probe(client *http.Client, u string) error {
+	resp, err := client.Get(u)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if err != nil {
+		return fmt.Errorf("GET %s: reading the answer: %v", u, err)
+	}
+	var health struct {
+		Status string `json:"status"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &health) != nil || health.Status != "ok" {
+		return fmt.Errorf("GET %s: %s %.200q, want 200 {\"status\":\"ok\"}", u, resp.Status, body)
+	}
+	return nil
+}
