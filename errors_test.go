@@ -530,20 +530,67 @@ func TestEscapedKeyInErrorBodyIsRedacted(t *testing.T) {
 
 func TestKeyInTransportErrorIsRedactedThroughout(t *testing.T) {
 	t.Parallel()
+	cause := errors.New(`malformed MIME header: missing colon: "Bearer ` + testKey + `"`)
 	c, mt := newTestClient(t, WithMaxRetries(0))
-	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(errors.New(`malformed MIME header: missing colon: "Bearer `+testKey+`"`)))
+	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(cause))
 	_, err := c.ListPets(context.Background(), ListPetsParams{})
 	var ue *url.Error
 	if !errors.As(err, &ue) {
 		t.Fatalf("err = %v; want a *url.Error inside", err)
 	}
-	for e := error(err); e != nil; e = errors.Unwrap(e) {
-		if strings.Contains(e.Error(), testKey) {
-			t.Errorf("%T in the chain shows the key: %v", e, e)
+	if !errors.Is(err, cause) {
+		t.Errorf("err = %v; want the chain kept to its cause", err)
+	}
+	// The SDK's errors show no key; the cause, past them, is the
+	// transport's own.
+	for e := error(err); e != nil && e != cause; e = errors.Unwrap(e) {
+		for _, verb := range printVerbs {
+			if s := fmt.Sprintf(verb, e); strings.Contains(s, testKey) {
+				t.Errorf("%T in the chain printed with %s shows the key: %s", e, verb, s)
+			}
 		}
 	}
-	if !strings.Contains(err.Error(), "Bearer [REDACTED]") {
-		t.Errorf("err = %v; want the redacted text", err)
+	if !strings.Contains(err.Error(), "Bearer [REDACTED]") || !strings.Contains(ue.Error(), "Bearer [REDACTED]") {
+		t.Errorf("err = %v, its *url.Error %v; want the redacted text", err, ue)
+	}
+}
+
+// TestRedactedTimeoutKeepsItsChain: with the key "t", which the text of a
+// timeout holds, a WithTimeout timeout is redacted and still matches
+// context.DeadlineExceeded, as error and as the observer's Attempt.Err, and
+// no marker is redacted again.
+func TestRedactedTimeoutKeepsItsChain(t *testing.T) {
+	t.Parallel()
+	var attemptErr error
+	mt := httpmock.NewMockTransport()
+	c, err := NewClient("t", WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0),
+		WithTimeout(100*time.Millisecond), // the responder never answers: only the attempt's end matters
+		WithObserver(func(_ context.Context, a Attempt) { attemptErr = a.Err }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt.RegisterResponder("GET", testPets, func(req *http.Request) (*http.Response, error) {
+		<-req.Context().Done()
+		return nil, req.Context().Err()
+	})
+	_, err = c.ListPets(context.Background(), ListPetsParams{})
+	for name, e := range map[string]error{"error": err, "Attempt.Err": attemptErr} {
+		if !errors.Is(e, context.DeadlineExceeded) {
+			t.Errorf("%s = %v; want it to match context.DeadlineExceeded", name, e)
+		}
+		var ue *url.Error
+		if !errors.As(e, &ue) || !ue.Timeout() {
+			t.Errorf("%s = %v; want a *url.Error inside whose Timeout() is true", name, e)
+		}
+		if e == nil || !strings.Contains(e.Error(), "[REDACTED]") {
+			t.Errorf("%s = %v; want the key t redacted", name, e)
+			continue
+		}
+		for _, verb := range printVerbs[:5] {
+			if s := strings.ReplaceAll(fmt.Sprintf(verb, e), "[REDACTED]", ""); strings.Contains(s, "[REDAC") || strings.Contains(s, "ED]") {
+				t.Errorf("%s printed with %s: %s: a marker inside a marker", name, verb, fmt.Sprintf(verb, e))
+			}
+		}
 	}
 }
 
@@ -752,20 +799,19 @@ func percentAll(s string) string {
 }
 
 // TestKeyInAnotherFormInTransportErrorIsRedacted: the text of a transport
-// error echoes the key in another case; the *url.Error stays.
+// error echoes the key in another case; the *url.Error and the cause stay.
 func TestKeyInAnotherFormInTransportErrorIsRedacted(t *testing.T) {
 	t.Parallel()
+	cause := errors.New(`malformed MIME header: missing colon: "BEARER ` + strings.ToUpper(echoKey) + `"`)
 	c, mt := echoClient(t)
-	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(errors.New(`malformed MIME header: missing colon: "BEARER `+strings.ToUpper(echoKey)+`"`)))
+	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(cause))
 	_, err := c.ListPets(context.Background(), ListPetsParams{})
 	var ue *url.Error
-	if !errors.As(err, &ue) {
-		t.Fatalf("err = %v; want a *url.Error inside", err)
+	if !errors.As(err, &ue) || !errors.Is(err, cause) {
+		t.Fatalf("err = %v; want a *url.Error inside, and the cause", err)
 	}
-	for e := error(err); e != nil; e = errors.Unwrap(e) {
-		if showsKey(e.Error(), echoKey) {
-			t.Errorf("%T in the chain shows the key: %v", e, e)
-		}
+	for e := error(err); e != cause; e = errors.Unwrap(e) {
+		assertNoKey(t, echoKey, map[string]string{"Error()": e.Error()}, map[string]any{fmt.Sprintf("%T", e): e})
 	}
 	if !strings.Contains(err.Error(), "BEARER [REDACTED]") {
 		t.Errorf("err = %v; want the redacted text", err)
