@@ -65,7 +65,9 @@ type APIError struct {
 }
 
 // Error returns a one-line description, such as
-// "petstore: GET /v1/pets/7: 404 not_found: pet 7 not found".
+// "petstore: GET /v1/pets/7: 404 not_found: pet 7 not found". With
+// RetryAfter set, it ends with it, in whole seconds rounded up:
+// "petstore: GET /v1/pets: 429 too_many_requests: slow down (retry after 30s)".
 func (e *APIError) Error() string {
 	if e == nil {
 		return "petstore: <nil *APIError>"
@@ -89,6 +91,15 @@ func (e *APIError) Error() string {
 	}
 	if e.RequestID != "" {
 		b.WriteString(" (request id " + e.RequestID + ")")
+	}
+	if e.RetryAfter > 0 {
+		// Whole seconds, rounded up: Retry-After counts in seconds, and
+		// an HTTP date leaves a fraction.
+		after := e.RetryAfter.Truncate(time.Second)
+		if after < e.RetryAfter {
+			after += time.Second
+		}
+		b.WriteString(" (retry after " + after.String() + ")")
 	}
 	return b.String()
 }

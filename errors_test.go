@@ -101,6 +101,15 @@ func TestAPIErrorFromResponses(t *testing.T) {
 			header:      http.Header{"Retry-After": {"3600"}},
 			body:        `{"code":"rate_limited","message":"slow down","status":429}`,
 			want:        &APIError{Status: 429, Code: "rate_limited", Message: "slow down", RetryAfter: time.Hour},
+			wantString:  "petstore: GET /v1/pets: 429 rate_limited: slow down (retry after 1h0m0s)",
+			wantBodyLen: -1,
+		},
+		{
+			name: "Retry-After: 30, with a request id", status: 429,
+			header:      http.Header{"Retry-After": {"30"}, "X-Request-Id": {"req-7"}},
+			body:        `{"code":"too_many_requests","message":"slow down","status":429}`,
+			want:        &APIError{Status: 429, Code: "too_many_requests", Message: "slow down", RequestID: "req-7", RetryAfter: 30 * time.Second},
+			wantString:  "petstore: GET /v1/pets: 429 too_many_requests: slow down (request id req-7) (retry after 30s)",
 			wantBodyLen: -1,
 		},
 		{
@@ -158,6 +167,28 @@ func TestAPIErrorFromResponses(t *testing.T) {
 				t.Error("an APIError matches ErrInvalidParams")
 			}
 		})
+	}
+}
+
+// TestAPIErrorNamesRetryAfter: Error() ends with the Retry-After, in whole
+// seconds rounded up (an HTTP date leaves a fraction), so that a log line
+// says when to come back.
+func TestAPIErrorNamesRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		after time.Duration
+		want  string
+	}{
+		{0, "petstore: GET /v1/pets: 429 too_many_requests: slow down"},
+		{30 * time.Second, "petstore: GET /v1/pets: 429 too_many_requests: slow down (retry after 30s)"},
+		{90 * time.Second, "petstore: GET /v1/pets: 429 too_many_requests: slow down (retry after 1m30s)"},
+		{29*time.Second + 300*time.Millisecond, "petstore: GET /v1/pets: 429 too_many_requests: slow down (retry after 30s)"},
+		{time.Millisecond, "petstore: GET /v1/pets: 429 too_many_requests: slow down (retry after 1s)"},
+	} {
+		e := &APIError{Status: 429, Code: "too_many_requests", Message: "slow down", Method: "GET", Path: "/v1/pets", RetryAfter: tc.after}
+		if diff := cmp.Diff(tc.want, e.Error()); diff != "" {
+			t.Errorf("RetryAfter %v: Error() (-want +got):\n%s", tc.after, diff)
+		}
 	}
 }
 
