@@ -650,14 +650,21 @@ func cutBody(form string, n int) string {
 }
 
 // TestKeyEchoedInAnotherFormIsRedacted: a server echoes the key escaped as
-// JSON encoders do, in another letter case, as a media type, or cut off at
-// the end of the body sample; no field of the APIError, and not its text,
+// JSON encoders do, as HTML character references in an HTML page, in
+// another letter case, as a media type, or cut off at the end of the body
+// sample; no field of the APIError, and no fmt verb of the error, the
+// *APIError or the APIError value (fmt.Sprintf("%s", *apiErr) prints Body)
 // shows it.
 func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
 	t.Parallel()
 	phpForm := strings.ReplaceAll(echoKey, "/", `\/`)
 	netForm := strings.ReplaceAll(echoKey, "+", `\u002B`)
 	bothForm := strings.ReplaceAll(phpForm, "+", `\u002B`)
+	const html = "text/html; charset=utf-8"
+	page := func(echo string) string {
+		return "<html><body><h1>401</h1><p>Authorization: Bearer " + echo + "</p></body></html>"
+	}
+	named := strings.NewReplacer("/", "&sol;", "+", "&plus;", ".", "&period;", "_", "&lowbar;").Replace(echoKey)
 	tests := []struct {
 		name        string
 		contentType string
@@ -668,7 +675,7 @@ func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
 		{name: `PHP: "/" as "\/"`, body: `{"code":"unauthorized","message":"bad key ` + phpForm + `"}`},
 		{name: `.NET: "+" as "\u002B"`, body: `{"code":"unauthorized","message":"bad key ` + netForm + `"}`},
 		{name: `"+" as "\u002b"`, body: `{"code":"unauthorized","message":"bad key ` + strings.ReplaceAll(echoKey, "+", `\u002b`) + `"}`},
-		{name: "every character escaped", body: `{"code":"unauthorized","message":"bad key ` + escapeAll(echoKey) + `"}`},
+		{name: "every character escaped", body: `{"code":"unauthorized","message":"bad key ` + each(echoKey, `\u%04X`) + `"}`},
 		{name: "upper case in the body", body: `{"code":"unauthorized","message":"bad key ` + strings.ToUpper(echoKey) + `"}`},
 		{name: "lower case as the code", body: `{"code":"` + strings.ToLower(echoKey) + `","message":"bad key"}`},
 		{name: "upper case as the request id", body: `{"code":"unauthorized"}`, requestID: "req-" + strings.ToUpper(echoKey)},
@@ -677,7 +684,16 @@ func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
 		{name: "cut after 5 characters, upper case", body: cutBody(strings.ToUpper(echoKey), 5), wantCut: true},
 		{name: `cut inside "\u002B"`, body: cutBody(bothForm, len(`Pk_Live\/7f\u00`)), wantCut: true},
 		{name: `cut after "\/"`, body: cutBody(bothForm, len(`Pk_Live\/`)), wantCut: true},
-		{name: "cut after 3 escaped characters", body: cutBody(escapeAll(echoKey), 18), wantCut: true},
+		{name: "cut after 3 escaped characters", body: cutBody(each(echoKey, `\u%04X`), 18), wantCut: true},
+		// A proxy's HTML page (html/template writes "+" as "&#43;").
+		{name: "HTML: + as &#43;", contentType: html, body: page(strings.ReplaceAll(echoKey, "+", "&#43;"))},
+		{name: "HTML: + as &#x2B;, / as &#x2f;", contentType: html, body: page(strings.NewReplacer("+", "&#x2B;", "/", "&#x2f;").Replace(echoKey))},
+		{name: "HTML: &sol; &plus; &period; &lowbar;", contentType: html, body: page(named)},
+		{name: "HTML: every character as &#xHH;", contentType: html, body: page(each(echoKey, "&#x%X;"))},
+		{name: "HTML: every character as &#DD;, upper case", contentType: html, body: page(each(strings.ToUpper(echoKey), "&#%d;"))},
+		{name: "HTML, percent and JSON escapes mixed", contentType: html, body: page(`Pk&#95;Live%2F7f&#43;Q\u002ex~Z9`)},
+		{name: "HTML: cut inside &#43;", contentType: html, body: cutBody(strings.ReplaceAll(echoKey, "+", "&#43;"), len("Pk_Live/7f&#4")), wantCut: true},
+		{name: "HTML: cut inside &sol;", contentType: html, body: cutBody(named, len("Pk&lowbar;Live&so")), wantCut: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -702,10 +718,13 @@ func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
 			if tc.wantCut && !strings.HasSuffix(string(apiErr.Body), "[REDACTED]") {
 				t.Errorf("Body sample ends with %q; want the start of the key redacted", apiErr.Body[max(0, len(apiErr.Body)-40):])
 			}
+			if tc.contentType == html && !strings.Contains(string(apiErr.Body), "[REDACTED]") { // a mixed form assertNoKey cannot read
+				t.Errorf("Body = %q; want the key redacted", apiErr.Body)
+			}
 			assertNoKey(t, echoKey, map[string]string{
 				"Error()": err.Error(), "Code": apiErr.Code, "Message": apiErr.Message,
 				"RequestID": apiErr.RequestID, "Body": string(apiErr.Body),
-			}, map[string]any{"*APIError": apiErr})
+			}, map[string]any{"error": err, "*APIError": apiErr, "APIError": *apiErr})
 		})
 	}
 }
@@ -752,7 +771,7 @@ func TestPercentEncodedKeyIsRedacted(t *testing.T) {
 			wantCode: "unauthorized", wantMsg: "see https://petstore.test/keys?k=[REDACTED]&v=1",
 		},
 		{
-			name: "every character encoded, in another case", body: `{"code":"unauthorized","message":"` + percentAll(strings.ToUpper(echoKey)) + `"}`,
+			name: "every character encoded, in another case", body: `{"code":"unauthorized","message":"` + each(strings.ToUpper(echoKey), "%%%02X") + `"}`,
 			wantCode: "unauthorized", wantMsg: "[REDACTED]",
 		},
 		{
@@ -818,15 +837,6 @@ func TestPercentEncodedKeyIsRedacted(t *testing.T) {
 			}
 		})
 	}
-}
-
-// percentAll returns s with every character percent-encoded.
-func percentAll(s string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		fmt.Fprintf(&b, "%%%02X", c)
-	}
-	return b.String()
 }
 
 // TestKeyInAnotherFormInTransportErrorIsRedacted: the text of a transport
