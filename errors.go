@@ -33,7 +33,7 @@ var (
 	ErrInvalidParams = errors.New("petstore: invalid parameters")
 	// ErrMissingAPIKey is returned by [NewClient] when it was given no API
 	// key and PETSTORE_API_KEY is unset or empty.
-	ErrMissingAPIKey = errors.New("petstore: no API key: pass one to NewClient or set " + envAPIKey)
+	ErrMissingAPIKey = errors.New("petstore: no API key: pass one to NewClient or set PETSTORE_API_KEY")
 	// ErrOutcomeUnknown is wrapped by the error of a CreatePet whose
 	// request may have reached the server but got no usable answer (a
 	// timeout or cancellation, a reset or a closed connection after the
