@@ -160,3 +160,12 @@ func assertKeyRefused(t *testing.T, name, key, want, from string, err error) {
 		}
 	}
 }
+
+// TestMissingKeyErrorNamesTheVariable: ErrMissingAPIKey's message, a
+// literal so that go doc shows it whole, names the variable NewClient reads.
+func TestMissingKeyErrorNamesTheVariable(t *testing.T) {
+	t.Parallel()
+	if msg := ErrMissingAPIKey.Error(); !strings.HasSuffix(msg, " "+envAPIKey) {
+		t.Errorf("ErrMissingAPIKey = %q; want it to end with %s", msg, envAPIKey)
+	}
+}

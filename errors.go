@@ -3,6 +3,7 @@ package petstore
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -32,7 +33,7 @@ var (
 	ErrInvalidParams = errors.New("petstore: invalid parameters")
 	// ErrMissingAPIKey is returned by [NewClient] when it was given no API
 	// key and PETSTORE_API_KEY is unset or empty.
-	ErrMissingAPIKey = errors.New("petstore: no API key: pass one to NewClient or set " + envAPIKey)
+	ErrMissingAPIKey = errors.New("petstore: no API key: pass one to NewClient or set PETSTORE_API_KEY")
 	// ErrOutcomeUnknown is wrapped by the error of a CreatePet whose
 	// request may have reached the server but got no usable answer (a
 	// timeout or cancellation, a reset or a closed connection after the
@@ -64,7 +65,9 @@ type APIError struct {
 }
 
 // Error returns a one-line description, such as
-// "petstore: GET /v1/pets/7: 404 not_found: pet 7 not found".
+// "petstore: GET /v1/pets/7: 404 not_found: pet 7 not found". With
+// RetryAfter set, it ends with it, in whole seconds rounded up:
+// "petstore: GET /v1/pets: 429 too_many_requests: slow down (retry after 30s)".
 func (e *APIError) Error() string {
 	if e == nil {
 		return "petstore: <nil *APIError>"
@@ -88,6 +91,15 @@ func (e *APIError) Error() string {
 	}
 	if e.RequestID != "" {
 		b.WriteString(" (request id " + e.RequestID + ")")
+	}
+	if e.RetryAfter > 0 {
+		// Whole seconds, rounded up: Retry-After counts in seconds, and
+		// an HTTP date leaves a fraction.
+		after := e.RetryAfter.Truncate(time.Second)
+		if after < e.RetryAfter {
+			after += time.Second
+		}
+		b.WriteString(" (retry after " + after.String() + ")")
 	}
 	return b.String()
 }
@@ -183,9 +195,8 @@ type transportError struct {
 
 func (e *transportError) Error() string {
 	cause := e.err
-	var ue *url.Error
-	if errors.As(cause, &ue) {
-		cause = ue.Err // its URL repeats what we print
+	if ue, ok := cause.(*url.Error); ok {
+		cause = ue.Err // its URL repeats what we print; not errors.As, which would look past a redactedError
 	}
 	return "petstore: " + e.method + " " + e.path + ": " + cause.Error()
 }
@@ -209,19 +220,47 @@ func (e *retryWaitError) Error() string {
 func (e *retryWaitError) Unwrap() []error { return []error{e.ctx, e.last} }
 
 // redactError returns err, or, should its text hold the key in any form red
-// finds, an error with that text redacted. net/http quotes a malformed
-// response line ("malformed MIME header: missing colon: ..."), which a
-// server may have made of the Authorization header it was sent. Such an
-// error keeps its *url.Error, but not what that wrapped, which would still
-// hold the key.
+// finds, an error with that text redacted that keeps err's chain. net/http
+// quotes a malformed response line ("malformed MIME header: missing colon:
+// ..."), which a server may have made of the Authorization header it was
+// sent, and a short key (a fake's "t") may be a letter of any text. A
+// *url.Error is rebuilt with its URL and its Err redacted, so that
+// errors.As(err, new(*url.Error)) finds one that prints no key and says
+// whether it timed out; what it wrapped stays reachable, by errors.Is and
+// errors.As, as the cause.
 func redactError(err error, red *redact.Redactor) error {
 	text := err.Error()
-	if red.String(text) == text {
+	redacted := red.String(text)
+	if redacted == text {
 		return err
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return &url.Error{Op: ue.Op, URL: ue.URL, Err: errors.New(red.String(ue.Err.Error()))}
+	if ue, ok := err.(*url.Error); ok {
+		// No form of a key spans the space, quote and colon between the
+		// parts.
+		return &url.Error{Op: red.String(ue.Op), URL: red.String(ue.URL), Err: redactError(ue.Err, red)}
 	}
-	return errors.New(red.String(text))
+	return &redactedError{text: redacted, err: err}
+}
+
+// redactedError is an error whose text held the key: it reads as that text
+// redacted, whatever the fmt verb, and unwraps to the error.
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e *redactedError) Error() string { return e.text }
+
+func (e *redactedError) Unwrap() error { return e.err }
+
+// Format prints the redacted text, never the error it wraps: %#v too.
+func (e *redactedError) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, fmt.FormatString(f, verb), e.text)
+}
+
+// Timeout reports whether the error it wraps is a timeout, as a *url.Error
+// asks of its Err.
+func (e *redactedError) Timeout() bool {
+	t, ok := e.err.(interface{ Timeout() bool })
+	return ok && t.Timeout()
 }

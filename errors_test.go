@@ -101,6 +101,15 @@ func TestAPIErrorFromResponses(t *testing.T) {
 			header:      http.Header{"Retry-After": {"3600"}},
 			body:        `{"code":"rate_limited","message":"slow down","status":429}`,
 			want:        &APIError{Status: 429, Code: "rate_limited", Message: "slow down", RetryAfter: time.Hour},
+			wantString:  "petstore: GET /v1/pets: 429 rate_limited: slow down (retry after 1h0m0s)",
+			wantBodyLen: -1,
+		},
+		{
+			name: "Retry-After: 30, with a request id", status: 429,
+			header:      http.Header{"Retry-After": {"30"}, "X-Request-Id": {"req-7"}},
+			body:        `{"code":"too_many_requests","message":"slow down","status":429}`,
+			want:        &APIError{Status: 429, Code: "too_many_requests", Message: "slow down", RequestID: "req-7", RetryAfter: 30 * time.Second},
+			wantString:  "petstore: GET /v1/pets: 429 too_many_requests: slow down (request id req-7) (retry after 30s)",
 			wantBodyLen: -1,
 		},
 		{
@@ -158,6 +167,28 @@ func TestAPIErrorFromResponses(t *testing.T) {
 				t.Error("an APIError matches ErrInvalidParams")
 			}
 		})
+	}
+}
+
+// TestAPIErrorNamesRetryAfter: Error() ends with the Retry-After, in whole
+// seconds rounded up (an HTTP date leaves a fraction), so that a log line
+// says when to come back.
+func TestAPIErrorNamesRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		after time.Duration
+		want  string
+	}{
+		{0, "petstore: GET /v1/pets: 429 too_many_requests: slow down"},
+		{30 * time.Second, "petstore: GET /v1/pets: 429 too_many_requests: slow down (retry after 30s)"},
+		{90 * time.Second, "petstore: GET /v1/pets: 429 too_many_requests: slow down (retry after 1m30s)"},
+		{29*time.Second + 300*time.Millisecond, "petstore: GET /v1/pets: 429 too_many_requests: slow down (retry after 30s)"},
+		{time.Millisecond, "petstore: GET /v1/pets: 429 too_many_requests: slow down (retry after 1s)"},
+	} {
+		e := &APIError{Status: 429, Code: "too_many_requests", Message: "slow down", Method: "GET", Path: "/v1/pets", RetryAfter: tc.after}
+		if diff := cmp.Diff(tc.want, e.Error()); diff != "" {
+			t.Errorf("RetryAfter %v: Error() (-want +got):\n%s", tc.after, diff)
+		}
 	}
 }
 
@@ -530,20 +561,67 @@ func TestEscapedKeyInErrorBodyIsRedacted(t *testing.T) {
 
 func TestKeyInTransportErrorIsRedactedThroughout(t *testing.T) {
 	t.Parallel()
+	cause := errors.New(`malformed MIME header: missing colon: "Bearer ` + testKey + `"`)
 	c, mt := newTestClient(t, WithMaxRetries(0))
-	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(errors.New(`malformed MIME header: missing colon: "Bearer `+testKey+`"`)))
+	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(cause))
 	_, err := c.ListPets(context.Background(), ListPetsParams{})
 	var ue *url.Error
 	if !errors.As(err, &ue) {
 		t.Fatalf("err = %v; want a *url.Error inside", err)
 	}
-	for e := error(err); e != nil; e = errors.Unwrap(e) {
-		if strings.Contains(e.Error(), testKey) {
-			t.Errorf("%T in the chain shows the key: %v", e, e)
+	if !errors.Is(err, cause) {
+		t.Errorf("err = %v; want the chain kept to its cause", err)
+	}
+	// The SDK's errors show no key; the cause, past them, is the
+	// transport's own.
+	for e := error(err); e != nil && e != cause; e = errors.Unwrap(e) {
+		for _, verb := range printVerbs {
+			if s := fmt.Sprintf(verb, e); strings.Contains(s, testKey) {
+				t.Errorf("%T in the chain printed with %s shows the key: %s", e, verb, s)
+			}
 		}
 	}
-	if !strings.Contains(err.Error(), "Bearer [REDACTED]") {
-		t.Errorf("err = %v; want the redacted text", err)
+	if !strings.Contains(err.Error(), "Bearer [REDACTED]") || !strings.Contains(ue.Error(), "Bearer [REDACTED]") {
+		t.Errorf("err = %v, its *url.Error %v; want the redacted text", err, ue)
+	}
+}
+
+// TestRedactedTimeoutKeepsItsChain: with the key "t", which the text of a
+// timeout holds, a WithTimeout timeout is redacted and still matches
+// context.DeadlineExceeded, as error and as the observer's Attempt.Err, and
+// no marker is redacted again.
+func TestRedactedTimeoutKeepsItsChain(t *testing.T) {
+	t.Parallel()
+	var attemptErr error
+	mt := httpmock.NewMockTransport()
+	c, err := NewClient("t", WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0),
+		WithTimeout(100*time.Millisecond), // the responder never answers: only the attempt's end matters
+		WithObserver(func(_ context.Context, a Attempt) { attemptErr = a.Err }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt.RegisterResponder("GET", testPets, func(req *http.Request) (*http.Response, error) {
+		<-req.Context().Done()
+		return nil, req.Context().Err()
+	})
+	_, err = c.ListPets(context.Background(), ListPetsParams{})
+	for name, e := range map[string]error{"error": err, "Attempt.Err": attemptErr} {
+		if !errors.Is(e, context.DeadlineExceeded) {
+			t.Errorf("%s = %v; want it to match context.DeadlineExceeded", name, e)
+		}
+		var ue *url.Error
+		if !errors.As(e, &ue) || !ue.Timeout() {
+			t.Errorf("%s = %v; want a *url.Error inside whose Timeout() is true", name, e)
+		}
+		if e == nil || !strings.Contains(e.Error(), "[REDACTED]") {
+			t.Errorf("%s = %v; want the key t redacted", name, e)
+			continue
+		}
+		for _, verb := range printVerbs[:5] {
+			if s := strings.ReplaceAll(fmt.Sprintf(verb, e), "[REDACTED]", ""); strings.Contains(s, "[REDAC") || strings.Contains(s, "ED]") {
+				t.Errorf("%s printed with %s: %s: a marker inside a marker", name, verb, fmt.Sprintf(verb, e))
+			}
+		}
 	}
 }
 
@@ -572,14 +650,21 @@ func cutBody(form string, n int) string {
 }
 
 // TestKeyEchoedInAnotherFormIsRedacted: a server echoes the key escaped as
-// JSON encoders do, in another letter case, as a media type, or cut off at
-// the end of the body sample; no field of the APIError, and not its text,
+// JSON encoders do, as HTML character references in an HTML page, in
+// another letter case, as a media type, or cut off at the end of the body
+// sample; no field of the APIError, and no fmt verb of the error, the
+// *APIError or the APIError value (fmt.Sprintf("%s", *apiErr) prints Body)
 // shows it.
 func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
 	t.Parallel()
 	phpForm := strings.ReplaceAll(echoKey, "/", `\/`)
 	netForm := strings.ReplaceAll(echoKey, "+", `\u002B`)
 	bothForm := strings.ReplaceAll(phpForm, "+", `\u002B`)
+	const html = "text/html; charset=utf-8"
+	page := func(echo string) string {
+		return "<html><body><h1>401</h1><p>Authorization: Bearer " + echo + "</p></body></html>"
+	}
+	named := strings.NewReplacer("/", "&sol;", "+", "&plus;", ".", "&period;", "_", "&lowbar;").Replace(echoKey)
 	tests := []struct {
 		name        string
 		contentType string
@@ -590,7 +675,7 @@ func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
 		{name: `PHP: "/" as "\/"`, body: `{"code":"unauthorized","message":"bad key ` + phpForm + `"}`},
 		{name: `.NET: "+" as "\u002B"`, body: `{"code":"unauthorized","message":"bad key ` + netForm + `"}`},
 		{name: `"+" as "\u002b"`, body: `{"code":"unauthorized","message":"bad key ` + strings.ReplaceAll(echoKey, "+", `\u002b`) + `"}`},
-		{name: "every character escaped", body: `{"code":"unauthorized","message":"bad key ` + escapeAll(echoKey) + `"}`},
+		{name: "every character escaped", body: `{"code":"unauthorized","message":"bad key ` + each(echoKey, `\u%04X`) + `"}`},
 		{name: "upper case in the body", body: `{"code":"unauthorized","message":"bad key ` + strings.ToUpper(echoKey) + `"}`},
 		{name: "lower case as the code", body: `{"code":"` + strings.ToLower(echoKey) + `","message":"bad key"}`},
 		{name: "upper case as the request id", body: `{"code":"unauthorized"}`, requestID: "req-" + strings.ToUpper(echoKey)},
@@ -599,7 +684,16 @@ func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
 		{name: "cut after 5 characters, upper case", body: cutBody(strings.ToUpper(echoKey), 5), wantCut: true},
 		{name: `cut inside "\u002B"`, body: cutBody(bothForm, len(`Pk_Live\/7f\u00`)), wantCut: true},
 		{name: `cut after "\/"`, body: cutBody(bothForm, len(`Pk_Live\/`)), wantCut: true},
-		{name: "cut after 3 escaped characters", body: cutBody(escapeAll(echoKey), 18), wantCut: true},
+		{name: "cut after 3 escaped characters", body: cutBody(each(echoKey, `\u%04X`), 18), wantCut: true},
+		// A proxy's HTML page (html/template writes "+" as "&#43;").
+		{name: "HTML: + as &#43;", contentType: html, body: page(strings.ReplaceAll(echoKey, "+", "&#43;"))},
+		{name: "HTML: + as &#x2B;, / as &#x2f;", contentType: html, body: page(strings.NewReplacer("+", "&#x2B;", "/", "&#x2f;").Replace(echoKey))},
+		{name: "HTML: &sol; &plus; &period; &lowbar;", contentType: html, body: page(named)},
+		{name: "HTML: every character as &#xHH;", contentType: html, body: page(each(echoKey, "&#x%X;"))},
+		{name: "HTML: every character as &#DD;, upper case", contentType: html, body: page(each(strings.ToUpper(echoKey), "&#%d;"))},
+		{name: "HTML, percent and JSON escapes mixed", contentType: html, body: page(`Pk&#95;Live%2F7f&#43;Q\u002ex~Z9`)},
+		{name: "HTML: cut inside &#43;", contentType: html, body: cutBody(strings.ReplaceAll(echoKey, "+", "&#43;"), len("Pk_Live/7f&#4")), wantCut: true},
+		{name: "HTML: cut inside &sol;", contentType: html, body: cutBody(named, len("Pk&lowbar;Live&so")), wantCut: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -624,10 +718,13 @@ func TestKeyEchoedInAnotherFormIsRedacted(t *testing.T) {
 			if tc.wantCut && !strings.HasSuffix(string(apiErr.Body), "[REDACTED]") {
 				t.Errorf("Body sample ends with %q; want the start of the key redacted", apiErr.Body[max(0, len(apiErr.Body)-40):])
 			}
+			if tc.contentType == html && !strings.Contains(string(apiErr.Body), "[REDACTED]") { // a mixed form assertNoKey cannot read
+				t.Errorf("Body = %q; want the key redacted", apiErr.Body)
+			}
 			assertNoKey(t, echoKey, map[string]string{
 				"Error()": err.Error(), "Code": apiErr.Code, "Message": apiErr.Message,
 				"RequestID": apiErr.RequestID, "Body": string(apiErr.Body),
-			}, map[string]any{"*APIError": apiErr})
+			}, map[string]any{"error": err, "*APIError": apiErr, "APIError": *apiErr})
 		})
 	}
 }
@@ -674,7 +771,7 @@ func TestPercentEncodedKeyIsRedacted(t *testing.T) {
 			wantCode: "unauthorized", wantMsg: "see https://petstore.test/keys?k=[REDACTED]&v=1",
 		},
 		{
-			name: "every character encoded, in another case", body: `{"code":"unauthorized","message":"` + percentAll(strings.ToUpper(echoKey)) + `"}`,
+			name: "every character encoded, in another case", body: `{"code":"unauthorized","message":"` + each(strings.ToUpper(echoKey), "%%%02X") + `"}`,
 			wantCode: "unauthorized", wantMsg: "[REDACTED]",
 		},
 		{
@@ -742,30 +839,20 @@ func TestPercentEncodedKeyIsRedacted(t *testing.T) {
 	}
 }
 
-// percentAll returns s with every character percent-encoded.
-func percentAll(s string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		fmt.Fprintf(&b, "%%%02X", c)
-	}
-	return b.String()
-}
-
 // TestKeyInAnotherFormInTransportErrorIsRedacted: the text of a transport
-// error echoes the key in another case; the *url.Error stays.
+// error echoes the key in another case; the *url.Error and the cause stay.
 func TestKeyInAnotherFormInTransportErrorIsRedacted(t *testing.T) {
 	t.Parallel()
+	cause := errors.New(`malformed MIME header: missing colon: "BEARER ` + strings.ToUpper(echoKey) + `"`)
 	c, mt := echoClient(t)
-	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(errors.New(`malformed MIME header: missing colon: "BEARER `+strings.ToUpper(echoKey)+`"`)))
+	mt.RegisterResponder("GET", testPets, httpmock.NewErrorResponder(cause))
 	_, err := c.ListPets(context.Background(), ListPetsParams{})
 	var ue *url.Error
-	if !errors.As(err, &ue) {
-		t.Fatalf("err = %v; want a *url.Error inside", err)
+	if !errors.As(err, &ue) || !errors.Is(err, cause) {
+		t.Fatalf("err = %v; want a *url.Error inside, and the cause", err)
 	}
-	for e := error(err); e != nil; e = errors.Unwrap(e) {
-		if showsKey(e.Error(), echoKey) {
-			t.Errorf("%T in the chain shows the key: %v", e, e)
-		}
+	for e := error(err); e != cause; e = errors.Unwrap(e) {
+		assertNoKey(t, echoKey, map[string]string{"Error()": e.Error()}, map[string]any{fmt.Sprintf("%T", e): e})
 	}
 	if !strings.Contains(err.Error(), "BEARER [REDACTED]") {
 		t.Errorf("err = %v; want the redacted text", err)

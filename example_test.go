@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jarcoal/httpmock"
@@ -260,4 +261,80 @@ func ExampleWithObserver() {
 	// Output:
 	// retries by status: map[503:2]
 	// request id: req-3
+}
+
+// This example measures calls beside attempts: rate, errors and duration
+// per call around the method, which returns the call's outcome, and
+// attempts and retry decisions from the observer. A retry decision is not
+// an attempt made: here the caller gives up during the wait after one.
+func ExampleWithObserver_callMetrics() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	srv.InjectFault(petstoretest.Fault{Operation: "ListPets", Status: 503, Count: 2})
+
+	// Per attempt, from the observer.
+	var attempts, retryDecisions atomic.Int64
+	type giveUpKey struct{}
+	c, err := petstore.NewClient(srv.APIKey,
+		petstore.WithBaseURL(srv.URL),
+		petstore.WithRetryWait(10*time.Millisecond, 100*time.Millisecond),
+		petstore.WithObserver(func(ctx context.Context, a petstore.Attempt) {
+			attempts.Add(1)
+			if a.Retry {
+				retryDecisions.Add(1)
+				// For this example, a caller that gives up during the wait.
+				if giveUp, ok := ctx.Value(giveUpKey{}).(context.CancelFunc); ok {
+					giveUp()
+				}
+			}
+		}),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Per call, around the method: rate, errors and duration (RED), by
+	// operation, as counters and a histogram would take them.
+	var mu sync.Mutex
+	type red struct {
+		calls, errors int
+		seconds       float64
+	}
+	metrics := map[string]*red{}
+	measure := func(op string, call func() error) {
+		start := time.Now()
+		err := call()
+		mu.Lock()
+		defer mu.Unlock()
+		m := metrics[op]
+		if m == nil {
+			m = &red{}
+			metrics[op] = m
+		}
+		m.calls++
+		if err != nil {
+			m.errors++
+		}
+		m.seconds += time.Since(start).Seconds()
+	}
+
+	ctx := context.Background()
+	measure("ListPets", func() error { // two 503s, retried, then 200
+		_, err := c.ListPets(ctx, petstore.ListPetsParams{})
+		return err
+	})
+	srv.InjectFault(petstoretest.Fault{Operation: "ListPets", Status: 503})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	measure("ListPets", func() error { // a 503, then the caller gives up
+		_, err := c.ListPets(context.WithValue(ctx, giveUpKey{}, cancel), petstore.ListPetsParams{})
+		return err
+	})
+
+	m := metrics["ListPets"]
+	fmt.Printf("ListPets calls: %d, errors: %d, duration recorded: %v\n", m.calls, m.errors, m.seconds > 0)
+	fmt.Printf("attempts: %d, retry decisions: %d, retries made: %d\n", attempts.Load(), retryDecisions.Load(), attempts.Load()-int64(m.calls))
+	// Output:
+	// ListPets calls: 2, errors: 1, duration recorded: true
+	// attempts: 4, retry decisions: 3, retries made: 2
 }

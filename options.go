@@ -16,9 +16,14 @@ import (
 	"github.com/petstore/petstore-go/internal/transport"
 )
 
-// Option configures a Client. Options only record a value: NewClient checks
-// them all and returns an error for a bad one. Later options override
-// earlier ones, and a nil Option is ignored.
+// Option configures a Client. Make one with a With function of this package
+// ([WithBaseURL], [WithHTTPClient], [WithMaxRetries], [WithRetryWait],
+// [WithTimeout], [WithUserAgent], [WithLogger], [WithInsecureHTTP],
+// [WithObserver]) and pass it to [NewClient]: its parameter is an
+// unexported type, so there is no other way to make one that does
+// something. Options only record a value: NewClient checks them all and
+// returns an error for a bad one. Later options override earlier ones, and a
+// nil Option is ignored.
 type Option func(*config)
 
 // config is what the options record, before NewClient checks it.
@@ -283,6 +288,12 @@ func isLoopback(host string) bool {
 // retries, records latency per status, or reads the request id of a call
 // that succeeded. f should return quickly: the call waits for it. Without
 // it, or with nil, the SDK costs nothing more.
+//
+// f sees attempts, not calls. Retry is the SDK's decision to retry: when the
+// call's context ends during the wait that follows, no attempt follows and f
+// is not called again, so Retry counts decisions, not attempts made. The
+// call's outcome is what the method returns: count calls, their errors and
+// their duration around the method (see ExampleWithObserver_callMetrics).
 func WithObserver(f func(ctx context.Context, a Attempt)) Option {
 	return func(c *config) {
 		c.observer = nil

@@ -14,7 +14,7 @@ func TestREADMESnippetsAreExamples(t *testing.T) {
 	t.Parallel()
 	readme := read(t, "README.md")
 	for file, names := range map[string][]string{
-		"example_test.go":              {"Example", "ExampleAPIError", "ExampleAPIError_contextFirst", "ExampleClient_ListPets", "ExampleNewClient", "ExampleWithHTTPClient", "ExampleWithLogger", "ExampleWithObserver"},
+		"example_test.go":              {"Example", "ExampleAPIError", "ExampleAPIError_contextFirst", "ExampleClient_ListPets", "ExampleNewClient", "ExampleWithHTTPClient", "ExampleWithLogger", "ExampleWithObserver", "ExampleWithObserver_callMetrics"},
 		"petstoretest/example_test.go": {"ExampleServer_InjectFault", "ExampleServer_Received"},
 	} {
 		src := read(t, file)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"html"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -31,23 +32,27 @@ var printVerbs = []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d"}
 var jsonEscapes = regexp.MustCompile(`\\(/|u00[0-7][0-9a-fA-F])`)
 
 // showsKey reports whether s holds key in a form a server may echo it in:
-// as sent, JSON-escaped (any of its characters), in any letter case.
+// as sent, JSON-escaped or as HTML character references (any of its
+// characters), in any letter case.
 func showsKey(s, key string) bool {
-	s = jsonEscapes.ReplaceAllStringFunc(s, func(e string) string {
+	json := jsonEscapes.ReplaceAllStringFunc(s, func(e string) string {
 		if e == `\/` {
 			return "/"
 		}
 		n, _ := strconv.ParseUint(e[2:], 16, 8)
 		return string(rune(n))
 	})
-	return strings.Contains(strings.ToLower(s), strings.ToLower(key))
+	key = strings.ToLower(key)
+	return strings.Contains(strings.ToLower(json), key) || strings.Contains(strings.ToLower(html.UnescapeString(s)), key)
 }
 
-// escapeAll returns s with every character JSON-escaped as \uXXXX.
-func escapeAll(s string) string {
+// each returns s with every character written as format: a JSON escape
+// (`\u%04X`), a percent escape ("%%%02X") or an HTML character reference
+// ("&#x%X;").
+func each(s, format string) string {
 	var b strings.Builder
 	for _, c := range []byte(s) {
-		fmt.Fprintf(&b, `\u%04X`, c)
+		fmt.Fprintf(&b, format, c)
 	}
 	return b.String()
 }
@@ -236,7 +241,7 @@ func TestKeyNeverLeaks(t *testing.T) {
 // another letter case or JSON-escaped is redacted in the Debug records too.
 func TestKeyInAnotherFormNeverLogged(t *testing.T) {
 	t.Parallel()
-	for _, id := range []string{"req-" + strings.ToUpper(testKey), "req-" + escapeAll(testKey)} {
+	for _, id := range []string{"req-" + strings.ToUpper(testKey), "req-" + each(testKey, `\u%04X`)} {
 		var buf bytes.Buffer
 		l := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		c, mt := newTestClient(t, WithLogger(l), WithMaxRetries(0))

@@ -4,10 +4,16 @@
 // an exact match misses those: JSON-escaped ("\/" for "/", "\u002B" or
 // "\u002b" for "+", any character as \uXXXX), percent-encoded as a
 // form-encoded error or a link writes it ("%2F" for "/", "%2B" or "%2b" for
-// "+", "%3D" for "=", any character as %XX), the two mixed, in another
-// letter case (a media type, lower-cased by mime.ParseMediaType), or cut off
-// at the end of a sample of a longer body. It has one job: find every such
-// form of one key and replace it with "[REDACTED]".
+// "+", "%3D" for "=", any character as %XX), as HTML character references
+// as an HTML page (html/template) writes them ("&#43;" for "+", "&#x2F;",
+// "&#X2f;" or "&sol;" for "/", "&equals;" for "=", any character as &#DD;
+// or &#xHH;), all these mixed, in another letter case (a media type,
+// lower-cased by mime.ParseMediaType), or cut off at the end of a sample of
+// a longer body. It has one job: find every such form of one key and
+// replace it with "[REDACTED]", and nothing else: the marker is never
+// redacted again, and a key shorter than [MinFolded] characters (a fake's
+// "1" or "test") is found only as given, byte for byte, so that it does not
+// eat digits and words.
 //
 // It runs on error paths and on the request id of a logged attempt, on texts
 // up to 64 KiB: the scan is linear (Knuth-Morris-Pratt over the text read as
@@ -46,15 +52,23 @@ const marker = "[REDACTED]"
 // safe for concurrent use. Printing it, with any fmt verb, never shows the
 // key.
 type Redactor struct {
-	key  []byte // lower-cased (ASCII letters only)
-	next []int  // next[i]: the length of the longest proper prefix of key[:i+1] that ends it
+	key   []byte // lower-cased (ASCII letters only), unless exact
+	next  []int  // next[i]: the length of the longest proper prefix of key[:i+1] that ends it
+	exact bool   // a short key: found only as given
 }
+
+// MinFolded is the length from which a key is found in every form: a
+// shorter one (a fake's "1" or "test") is found only byte for byte as
+// given, so that it does not eat digits and words of other letter case.
+const MinFolded = 8
 
 // New returns a Redactor for key. An empty key is found nowhere.
 func New(key string) *Redactor {
-	r := &Redactor{key: make([]byte, len(key)), next: make([]int, len(key))}
-	for i := range len(key) {
-		r.key[i] = lower(key[i])
+	r := &Redactor{key: []byte(key), next: make([]int, len(key)), exact: len(key) < MinFolded}
+	for i := range r.key {
+		if !r.exact {
+			r.key[i] = lower(r.key[i])
+		}
 	}
 	for i, k := 1, 0; i < len(r.key); i++ {
 		for k > 0 && r.key[i] != r.key[k] {
@@ -79,30 +93,39 @@ func (r *Redactor) String(s string) string {
 	if r == nil || len(r.key) == 0 || len(s) < len(r.key) {
 		return s // every form of the key is at least as long as the key
 	}
-	s = redact(r, s, true, false)
+	if !r.exact {
+		s = redact(r, s, true, false)
+	}
 	return redact(r, s, false, false)
 }
 
 // Bytes returns b with every form of the key replaced by "[REDACTED]", and,
 // when cut says b is the start of a longer text, also a start of a form of
-// the key that b ends with. It returns b itself when there is nothing to
+// the key that b ends with (not for a key shorter than [MinFolded], found
+// only whole and as given). It returns b itself when there is nothing to
 // replace, and otherwise a new slice: it never changes b.
 func (r *Redactor) Bytes(b []byte, cut bool) []byte {
 	if r == nil || len(r.key) == 0 {
 		return b
+	}
+	if r.exact {
+		return redact(r, b, false, false)
 	}
 	b = redact(r, b, true, cut)
 	return redact(r, b, false, cut)
 }
 
 // redact is one pass over s. With escapes, it reads JSON escapes (\/,
-// \uXXXX, ...) and percent escapes (%XX) as the character they stand for;
-// without, every byte as itself. String and Bytes make both passes: a text
-// that is not JSON may hold the key literally right after a backslash,
-// where the first pass reads an escape (key "u0041b" in `C:\u0041b`), and a
-// key may start with what follows a percent sign (key "2Fab" in "%2Fab").
-// No key holds a backslash or a percent sign (NewClient takes b64token
-// keys), so reading escapes never hides a match of the key as it is.
+// \uXXXX, ...), percent escapes (%XX) and HTML character references
+// (&#47;, &#x2F;, &sol;) as the character they stand for; without, every
+// byte as itself. String and Bytes make both passes: a text that is not
+// JSON may hold the key literally right after a backslash, where the first
+// pass reads an escape (key "u0041b" in `C:\u0041b`), and a key may start
+// with what follows a percent sign (key "2Fab" in "%2Fab") or an ampersand
+// (key "43ab" in "&#43ab"). No key holds a backslash, a percent sign or an
+// ampersand (NewClient takes b64token keys), so reading escapes never hides
+// a match of the key as it is. Either pass reads the marker as one
+// character that no key holds, so that it is never redacted again.
 func redact[T string | []byte](r *Redactor, s T, escapes, cut bool) T {
 	n := len(r.key)
 	// starts[t%n] is where the t-th character read starts: a match of n
@@ -124,12 +147,19 @@ func redact[T string | []byte](r *Redactor, s T, escapes, cut bool) T {
 	}
 	q, t := 0, 0 // q: characters of the key matched so far; t: characters read
 	for i := 0; i < len(s); {
-		c, size := int(lower(s[i])), 1
-		if escapes && (s[i] == '\\' || s[i] == '%') {
-			switch v, w := unescape(s[i:]); {
+		c, size := int(s[i]), 1
+		switch {
+		case s[i] == marker[0] && isMarker(s[i:]):
+			c, size = -1, len(marker)
+		case !r.exact:
+			c = int(lower(s[i]))
+			if !escapes || (s[i] != '\\' && s[i] != '%' && s[i] != '&') {
+				break
+			}
+			switch v, w := unescape(s[i:], cut); {
 			case w > 0:
 				c, size = v, w
-			case w < 0 && cut && q < n:
+			case w < 0 && cut:
 				// An escape cut short: it may be the key's next character.
 				if q == 0 {
 					replace(i, len(s))
@@ -159,6 +189,11 @@ func redact[T string | []byte](r *Redactor, s T, escapes, cut bool) T {
 	return finish(s, out, done)
 }
 
+// isMarker reports whether s starts with the marker.
+func isMarker[T string | []byte](s T) bool {
+	return len(s) >= len(marker) && string(s[:len(marker)]) == marker
+}
+
 // finish returns s when nothing was replaced, else out and the rest of s.
 func finish[T string | []byte](s T, out []byte, done int) T {
 	if out == nil {
@@ -168,17 +203,22 @@ func finish[T string | []byte](s T, out []byte, done int) T {
 }
 
 // unescape reads the escape at the start of s, which starts with a
-// backslash or a percent sign. A backslash starts one as JSON has them: \/
-// and \uXXXX (hex digits in either case), and the other two-character
-// escapes (\\, \", \b, \f, \n, \r, \t), so that the character after an
-// escaped backslash is read as itself. A percent sign starts a percent
-// escape, %XX (either case). It returns the character, lower-cased, or -1
-// for one no key holds (not ASCII), and the escape's width; a width of 0
-// when s does not start with an escape (the backslash or percent sign is
-// then read as itself), and -1 when s ends inside one.
-func unescape[T string | []byte](s T) (c, width int) {
-	if s[0] == '%' {
+// backslash, a percent sign or an ampersand. A backslash starts one as JSON
+// has them: \/ and \uXXXX (hex digits in either case), and the other
+// two-character escapes (\\, \", \b, \f, \n, \r, \t), so that the
+// character after an escaped backslash is read as itself. A percent sign
+// starts a percent escape, %XX (either case). An ampersand starts an HTML
+// character reference (see htmlRef). It returns the character,
+// lower-cased, or -1 for one no key holds (not ASCII), and the escape's
+// width; a width of 0 when s does not start with an escape (the backslash,
+// percent sign or ampersand is then read as itself), and -1 when s ends
+// inside one, which cut says may go on.
+func unescape[T string | []byte](s T, cut bool) (c, width int) {
+	switch s[0] {
+	case '%':
 		return hexChar(s, 1, 3)
+	case '&':
+		return htmlRef(s, cut)
 	}
 	if len(s) == 1 {
 		return 0, -1
@@ -192,6 +232,66 @@ func unescape[T string | []byte](s T) (c, width int) {
 		return hexChar(s, 2, 6)
 	}
 	return 0, 0
+}
+
+// htmlNames are the HTML named character references whose character a key
+// may hold (a b64token holds no other character that has a name),
+// lower-cased, with their semicolon: HTML requires it for these.
+var htmlNames = [...]struct {
+	name string
+	c    byte
+}{{"sol;", '/'}, {"plus;", '+'}, {"equals;", '='}, {"period;", '.'}, {"lowbar;", '_'}, {"underbar;", '_'}}
+
+// htmlRef reads the HTML character reference at the start of s, which
+// starts with an ampersand, as unescape says: a numeric one (&#47;,
+// &#x2F;, &#X2f;, any number of leading zeros, the semicolon optional as
+// HTML reads it), or one of htmlNames in any letter case. Digits that run
+// to the end of s make a whole reference, unless cut says they may go on.
+func htmlRef[T string | []byte](s T, cut bool) (c, width int) {
+	if len(s) > 1 && s[1] == '#' {
+		return numericRef(s, cut)
+	}
+	for _, e := range htmlNames {
+		m := 0
+		for m < len(e.name) && 1+m < len(s) && lower(s[1+m]) == e.name[m] {
+			m++
+		}
+		switch {
+		case m == len(e.name):
+			return int(e.c), 1 + m
+		case 1+m == len(s):
+			return 0, -1 // s ends inside it, or right after the ampersand
+		}
+	}
+	return 0, 0
+}
+
+// numericRef reads the reference &#DDD; or &#xHH; at the start of s.
+func numericRef[T string | []byte](s T, cut bool) (c, width int) {
+	i, base := 2, 10
+	if i < len(s) && (s[i] == 'x' || s[i] == 'X') {
+		i, base = 3, 16
+	}
+	v, first := 0, i
+	for ; i < len(s); i++ {
+		d := hex(s[i])
+		if d < 0 || d >= base {
+			break
+		}
+		v = min(v*base+d, 0x80) // from 0x80 on, no key's character
+	}
+	switch {
+	case i == len(s) && (cut || i == first):
+		return 0, -1 // the digits may go on, or none came yet
+	case i == first:
+		return 0, 0
+	case i < len(s) && s[i] == ';':
+		i++
+	}
+	if v >= 0x80 {
+		return -1, i
+	}
+	return int(lower(byte(v))), i
 }
 
 // hexChar reads the character that the hex digits s[from:to] stand for,
