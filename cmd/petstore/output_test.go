@@ -138,6 +138,9 @@ func TestStdoutKeepsJSON(t *testing.T) {
 		want  []string // the names on stdout
 	}{
 		{"1", []string{"Rex", "Agent 1"}, []string{"Rex", "Agent [REDACTED]"}},
+		// A key under 8 characters is matched only exactly as given: not
+		// in another letter case (the redact branch).
+		{"test", []string{"Test Dog", "a test", "TEST"}, []string{"Test Dog", "a [REDACTED]", "TEST"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.key, func(t *testing.T) {
