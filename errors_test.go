@@ -586,15 +586,50 @@ func TestKeyInTransportErrorIsRedactedThroughout(t *testing.T) {
 	}
 }
 
-// TestRedactedTimeoutKeepsItsChain: with the key "t", which the text of a
-// timeout holds, a WithTimeout timeout is redacted and still matches
+// TestRedactedTimeoutKeepsItsChain: with a short key that the text of a
+// timeout holds, a WithTimeout timeout still matches
 // context.DeadlineExceeded, as error and as the observer's Attempt.Err, and
-// no marker is redacted again.
+// no marker is redacted again. The key "t" stands in words only, which a
+// short key never eats; "timed" stands alone in "attempt timed out" and is
+// redacted.
 func TestRedactedTimeoutKeepsItsChain(t *testing.T) {
 	t.Parallel()
-	var attemptErr error
+	for _, tc := range []struct {
+		key      string
+		redacted bool
+	}{{"t", false}, {"timed", true}} {
+		t.Run(tc.key, func(t *testing.T) {
+			t.Parallel()
+			err, attemptErr := timeoutWithKey(t, tc.key)
+			for name, e := range map[string]error{"error": err, "Attempt.Err": attemptErr} {
+				if !errors.Is(e, context.DeadlineExceeded) {
+					t.Errorf("%s = %v; want it to match context.DeadlineExceeded", name, e)
+				}
+				var ue *url.Error
+				if !errors.As(e, &ue) || !ue.Timeout() {
+					t.Errorf("%s = %v; want a *url.Error inside whose Timeout() is true", name, e)
+				}
+				if e == nil || strings.Contains(e.Error(), "[REDACTED]") != tc.redacted {
+					t.Errorf("%s = %v; want [REDACTED] in it: %v", name, e, tc.redacted)
+					continue
+				}
+				for _, verb := range printVerbs[:5] {
+					s := fmt.Sprintf(verb, e)
+					if strings.Contains(strings.ReplaceAll(s, "[REDACTED]", ""), "[REDAC") || strings.Contains(strings.ReplaceAll(s, "[REDACTED]", ""), "ED]") {
+						t.Errorf("%s printed with %s: %s: a marker inside a marker", name, verb, s)
+					}
+				}
+			}
+		})
+	}
+}
+
+// timeoutWithKey returns the error of a ListPets with the key whose one
+// attempt never answers and ends with WithTimeout, and its Attempt.Err.
+func timeoutWithKey(t *testing.T, key string) (err, attemptErr error) {
+	t.Helper()
 	mt := httpmock.NewMockTransport()
-	c, err := NewClient("t", WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0),
+	c, err := NewClient(key, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0),
 		WithTimeout(100*time.Millisecond), // the responder never answers: only the attempt's end matters
 		WithObserver(func(_ context.Context, a Attempt) { attemptErr = a.Err }))
 	if err != nil {
@@ -605,24 +640,7 @@ func TestRedactedTimeoutKeepsItsChain(t *testing.T) {
 		return nil, req.Context().Err()
 	})
 	_, err = c.ListPets(context.Background(), ListPetsParams{})
-	for name, e := range map[string]error{"error": err, "Attempt.Err": attemptErr} {
-		if !errors.Is(e, context.DeadlineExceeded) {
-			t.Errorf("%s = %v; want it to match context.DeadlineExceeded", name, e)
-		}
-		var ue *url.Error
-		if !errors.As(e, &ue) || !ue.Timeout() {
-			t.Errorf("%s = %v; want a *url.Error inside whose Timeout() is true", name, e)
-		}
-		if e == nil || !strings.Contains(e.Error(), "[REDACTED]") {
-			t.Errorf("%s = %v; want the key t redacted", name, e)
-			continue
-		}
-		for _, verb := range printVerbs[:5] {
-			if s := strings.ReplaceAll(fmt.Sprintf(verb, e), "[REDACTED]", ""); strings.Contains(s, "[REDAC") || strings.Contains(s, "ED]") {
-				t.Errorf("%s printed with %s: %s: a marker inside a marker", name, verb, fmt.Sprintf(verb, e))
-			}
-		}
-	}
+	return err, attemptErr
 }
 
 // echoKey holds a "/" (PHP's JSON encoder writes "\/"), a "+" (.NET's

@@ -137,10 +137,10 @@ func TestStdoutKeepsJSON(t *testing.T) {
 		names []string // of the animals, ids from 1, category 10+id, available
 		want  []string // the names on stdout
 	}{
-		{"1", []string{"Rex", "Agent 1"}, []string{"Rex", "Agent [REDACTED]"}},
-		// A key under 8 characters is matched only exactly as given: not
-		// in another letter case (the redact branch).
-		{"test", []string{"Test Dog", "a test", "TEST"}, []string{"Test Dog", "a [REDACTED]", "TEST"}},
+		{"1", []string{"Rex", "Agent 1", "R2-D2 v1.1"}, []string{"Rex", "Agent [REDACTED]", "R2-D2 v1.1"}},
+		// A key under 8 characters is matched only exactly as given and as
+		// a whole token: not in another letter case, not inside a word.
+		{"test", []string{"Test Dog", "a test", "TEST", "tests"}, []string{"Test Dog", "a [REDACTED]", "TEST", "tests"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.key, func(t *testing.T) {

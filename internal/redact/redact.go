@@ -12,8 +12,8 @@
 // a longer body. It has one job: find every such form of one key and
 // replace it with "[REDACTED]", and nothing else: the marker is never
 // redacted again, and a key shorter than [MinFolded] characters (a fake's
-// "1" or "test") is found only as given, byte for byte, so that it does not
-// eat digits and words.
+// "1" or "test") is found only as given, byte for byte, and only as a whole
+// token, so that it does not eat digits and words.
 //
 // It runs on error paths and on the request id of a logged attempt, on texts
 // up to 64 KiB: the scan is linear (Knuth-Morris-Pratt over the text read as
@@ -179,14 +179,36 @@ func redact[T string | []byte](r *Redactor, s T, escapes, cut bool) T {
 		}
 		i += size
 		if q == n {
-			replace(starts[(t-n)%n], i)
-			q = 0
+			if from := starts[(t-n)%n]; !r.exact || standsAlone(s, from, i) {
+				replace(from, i)
+				q = 0
+			} else {
+				q = r.next[n-1]
+			}
 		}
 	}
 	if cut && q > 0 {
 		replace(starts[(t-q)%n], len(s))
 	}
 	return finish(s, out, done)
+}
+
+// standsAlone reports whether s[from:to] is a whole token: neither the
+// byte before it nor the byte after it is one a bearer token may hold
+// (RFC 6750's b64token: letters, digits and -._~+/=). A short key is found
+// only so, as a server echoes a key ("Bearer 1", `"key":"test"`), not
+// inside a longer run ("127.0.0.1", "21", "tests").
+func standsAlone[T string | []byte](s T, from, to int) bool {
+	return (from == 0 || !tokenByte(s[from-1])) && (to == len(s) || !tokenByte(s[to]))
+}
+
+// tokenByte reports whether c may stand in a b64token.
+func tokenByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' || c == '='
 }
 
 // isMarker reports whether s starts with the marker.

@@ -58,9 +58,10 @@ func TestString(t *testing.T) {
 		{"near miss: a non-ASCII escape", key, `Sk-Test/9f\u012BAb`, `Sk-Test/9f\u012BAb`},
 		{"near miss: escaped quote", key, `Sk-Test/9f\"Ab`, `Sk-Test/9f\"Ab`},
 		{"near miss, then the key", key, "Sk-Test/9" + key, "Sk-Test/9[REDACTED]"},
-		{"overlap: aab in aaab", "aab", "aaab", "a[REDACTED]"},
-		{"overlap: abab in abababab", "abab", "abababab", "[REDACTED][REDACTED]"},
-		{"overlap: ababa in abababa", "ababa", "abababa", "[REDACTED]ba"},
+		{"overlap: aaaaaaab in aaaaaaaab", "aaaaaaab", "aaaaaaaab", "a[REDACTED]"},
+		{"overlap: abababab in abababababababab", "abababab", "abababababababab", "[REDACTED][REDACTED]"},
+		{"overlap: ababababa in abababababa", "ababababa", "abababababa", "[REDACTED]ba"},
+		{"overlap, short key: aab in aaab, a token", "aab", "x aaab aab", "x aaab [REDACTED]"},
 		{"overlap: escaped, aaaaaaab in a\\u0061aaaaaab", "aaaaaaab", `a\u0061aaaaaab`, "a[REDACTED]"},
 		{"a key that reads as an escape", "u0041bc", `\u0041bc`, `\[REDACTED]`},
 		{"a key that starts with a slash", "/abcdefg", `x\/abcdefg`, `x[REDACTED]`},
@@ -111,9 +112,12 @@ func TestString(t *testing.T) {
 		{"the marker is not redacted again: the key as the marker's word", "REDACTED", "x redacted %52EDACTED [REDACTED]", "x [REDACTED] [REDACTED] [REDACTED]"},
 		{"short key: only as given", "test", "Test Dog, test dog, TEST, %74est", "Test Dog, [REDACTED] dog, TEST, %74est"},
 		{"short key: escaped forms are not it", "a+b/c", `a%2Bb/c a\u002bb\/c a&#43;b&sol;c A+B/C a+b/c`, `a%2Bb/c a\u002bb\/c a&#43;b&sol;c A+B/C [REDACTED]`},
-		{"short key: a digit", "1", `{"id":1,"categoryId":21}`, `{"id":[REDACTED],"categoryId":2[REDACTED]}`},
+		{"short key: a digit, as a token only", "1", `{"id":1,"categoryId":21} http://127.0.0.1:8080/v1 Bearer 1`, `{"id":[REDACTED],"categoryId":21} http://127.0.0.1:8080/v1 Bearer [REDACTED]`},
+		{"short key: a word, as a token only", "test", "tests, a test-suite, test_x, =test, test.", "tests, a test-suite, test_x, =test, test."},
+		{"short key: a word between separators", "test", `"test" (test) test,test`, `"[REDACTED]" ([REDACTED]) [REDACTED],[REDACTED]`},
+		{"short key: repeated", "1", "11 1 1", "11 [REDACTED] [REDACTED]"},
 		{"short key: a letter of the marker", "T", "T [REDACTED]", "[REDACTED] [REDACTED]"},
-		{"short key: a word of the marker", "ACT", "ACT REDACTED [REDACTED]", "[REDACTED] RED[REDACTED]ED [REDACTED]"},
+		{"short key: a word of the marker", "ACT", "ACT REDACTED [REDACTED]", "[REDACTED] REDACTED [REDACTED]"},
 		{"short key: 7 characters, as given", "abcdefg", "ABCDEFG abcdefg", "ABCDEFG [REDACTED]"},
 		{"8 characters: in any case", "abcdefgh", "ABCDEFGH abcdefgh", "[REDACTED] [REDACTED]"},
 		{"long key", strings.Repeat("k", 100) + "z", strings.Repeat("k", 150) + "z", strings.Repeat("k", 50) + "[REDACTED]"},
@@ -282,7 +286,7 @@ var htmlNamed = map[string]rune{"sol": '/', "plus": '+', "equals": '=', "period"
 func holds(s, key string, atEnd bool) bool {
 	s = strings.ReplaceAll(s, marker, "\x00")
 	if len(key) < MinFolded {
-		return strings.Contains(s, key)
+		return holdsToken(s, key)
 	}
 	key, low := strings.ToLower(key), strings.ToLower(s)
 	if strings.Contains(low, key) {
@@ -439,5 +443,24 @@ func TestWriter(t *testing.T) {
 	want := "key [REDACTED]\nescaped [REDACTED] [REDACTED]\nnone\n"
 	if got := out.String(); got != want {
 		t.Errorf("written %q; want %q", got, want)
+	}
+}
+
+// holdsToken reports whether s holds key as a whole token: not next to a
+// letter, a digit or one of -._~+/= (the reference for a short key).
+func holdsToken(s, key string) bool {
+	token := func(c byte) bool {
+		return strings.IndexByte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~+/=", c) >= 0
+	}
+	for i := 0; ; i++ {
+		j := strings.Index(s[i:], key)
+		if j < 0 {
+			return false
+		}
+		from, to := i+j, i+j+len(key)
+		if (from == 0 || !token(s[from-1])) && (to == len(s) || !token(s[to])) {
+			return true
+		}
+		i = from
 	}
 }
