@@ -472,7 +472,7 @@ func TestObserverOverSockets(t *testing.T) {
 func TestObserverAllocs(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // a collection empties sync.Pools, which then allocate
-	const runs, rounds = 1000, 5
+	const runs, rounds = 200, 5
 	perCall := func(f func() error) float64 {
 		t.Helper()
 		if err := f(); err != nil {
