@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/petstore/petstore-go/internal/transport"
 )
 
 func TestDefaultTransportIsSharedAndPooled(t *testing.T) {
@@ -26,8 +25,7 @@ func TestDefaultTransportIsSharedAndPooled(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	b1 := c1.get.HTTPClient.Transport.(*transport.Transport).Base()
-	b2 := c2.post.HTTPClient.Transport.(*transport.Transport).Base()
+	b1, b2 := c1.transport.Base(), c2.transport.Base()
 	if b1 != b2 {
 		t.Error("two Clients without WithHTTPClient use different transports")
 	}
