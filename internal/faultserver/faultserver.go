@@ -51,7 +51,7 @@ const (
 	H2Refused           // RST_STREAM(REFUSED_STREAM), not acted on
 	H2ResetMidBody      // 200, half its body, then RST_STREAM(INTERNAL_ERROR)
 	H2GoAwayBefore      // a GOAWAY whose last stream id excludes the request, not acted on
-	H2GoAwayAfter       // the same once the request is acted on (a lie)
+	H2GoAwayAfter       // once the request is acted on, a GOAWAY that includes it, and the connection closed
 	H2CloseMidStream    // 200, half its body, then the connection closed
 	// Kinds for the key-leak test only:
 	Malformed   // a response head that is not HTTP, echoing the key
@@ -340,22 +340,35 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			return stored
 		}
-		s.mu.Lock()
-		n := len(s.log[key])
-		f := s.plan(key, n)
+		var f Fault
 		var stored *Pet
-		if f.Stores() {
-			s.nextID++
-			pet := Pet{ID: s.nextID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status}
-			if pet.Status == "" {
-				pet.Status = "available"
+		act := func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			n := len(s.log[key])
+			f = s.plan(key, n)
+			if f.Stores() {
+				s.nextID++
+				pet := Pet{ID: s.nextID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status}
+				if pet.Status == "" {
+					pet.Status = "available"
+				}
+				s.stored[p.Name] = append(s.stored[p.Name], pet)
+				stored = &pet
 			}
-			s.stored[p.Name] = append(s.stored[p.Name], pet)
-			stored = &pet
+			f.Conn = r.RemoteAddr
+			s.record(key, r.Header.Get(AttemptHeader), f)
 		}
-		f.Conn = r.RemoteAddr
-		s.record(key, r.Header.Get(AttemptHeader), f)
-		s.mu.Unlock()
+		if ctl, ok := w.(h2fault.Control); ok {
+			// Over HTTP/2, a GOAWAY served to another stream may have
+			// excluded this one: then it is not processed, as the GOAWAY
+			// told the client.
+			if !ctl.Act(act) {
+				return
+			}
+		} else {
+			act()
+		}
 		s.answer(w, r, f, http.StatusCreated, func() any { return answer(stored) })
 		return
 	default:
@@ -584,8 +597,19 @@ func (s *Server) answerH2(w http.ResponseWriter, r *http.Request, f Fault, ok in
 		ctl.ResetStream(http2.ErrCodeProtocol)
 	case H2Refused:
 		ctl.ResetStream(http2.ErrCodeRefusedStream)
-	case H2GoAwayBefore, H2GoAwayAfter:
+	case H2GoAwayBefore:
 		ctl.GoAway(ctl.StreamID()-2, http2.ErrCodeNo)
+		if !ctl.Excluded() {
+			// A stream above this one had acted already, so the GOAWAY
+			// could not exclude this one: refuse it instead.
+			ctl.ResetStream(http2.ErrCodeRefusedStream)
+		}
+	case H2GoAwayAfter:
+		// Not ctl.StreamID()-2: a GOAWAY that excluded a request the
+		// server acted on would lie (RFC 9113 section 6.8), and a client
+		// may send such a request again.
+		ctl.GoAway(ctl.StreamID(), http2.ErrCodeNo)
+		ctl.CloseConn()
 	case H2CloseMidStream:
 		halfBody(ctl.CloseConn)
 	default:
