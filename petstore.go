@@ -19,6 +19,11 @@
 // [ErrUnauthorized] or [ErrNotFound]. Transport and context errors are
 // wrapped, so errors.Is(err, context.DeadlineExceeded) works.
 //
+// A CreatePet whose request may have reached the server and got no usable
+// answer (a reset, a closed connection or a timeout after the body went
+// out) fails with an error that matches [ErrOutcomeUnknown]: the animal may
+// or may not exist.
+//
 // One error matches both: when the context ends while the SDK waits to
 // retry, the error matches context.Canceled (or context.DeadlineExceeded)
 // and carries the last attempt's [*APIError] too. Test the context error
@@ -28,7 +33,11 @@
 //
 // Reads (ListPets, GetPet) are retried on 408, 429, 500, 502, 503 and 504
 // and on transport errors; CreatePet only when the animal cannot have been
-// created (429, or no connection could be made). By default a call makes up
+// created (429, or no connection could be made). Within an attempt a
+// request is sent at most twice: a second time at once when the server
+// cannot have processed the first (a REFUSED_STREAM, a GOAWAY that
+// excluded it, a connection that ended before any of it was written), or,
+// for a read, whatever the cause. By default a call makes up
 // to 3 attempts, waits 500ms to 8s between them, and each attempt times out
 // after 30s; see [WithMaxRetries], [WithRetryWait] and [WithTimeout]. The
 // context passed to each method bounds the whole call. [WithObserver] sees
@@ -82,7 +91,7 @@ type Client struct {
 	userAgent []string
 	headers   func(body bool) http.Header // see newHeaders
 	transport *transport.Transport        // runs each attempt
-	policies  [2]retry.Policy             // the retry policy: of GET, of POST
+	policies  [numOps]retry.Policy        // the retry policy of each operation
 	logger    *slog.Logger                // nil: silent
 	observer  func(context.Context, Attempt)
 	warned    *warnings
@@ -134,8 +143,8 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if cfg.observer != nil {
 		c.observer = *cfg.observer
 	}
-	for i, idempotent := range []bool{true, false} {
-		c.policies[i] = retry.Policy{Idempotent: idempotent, MaxRetries: cfg.maxRetries, MinWait: cfg.retryWaitMin, MaxWait: cfg.retryWaitMax}
+	for o, op := range operations {
+		c.policies[o] = retry.Policy{Idempotent: op.method == http.MethodGet, MaxRetries: cfg.maxRetries, MinWait: cfg.retryWaitMin, MaxWait: cfg.retryWaitMax}
 	}
 	return c, nil
 }
@@ -208,9 +217,7 @@ func (c *Client) path(cl *call) string {
 }
 
 // noHeader is the header of every call's request: the transport sets the
-// real ones (see newHeaders) on each attempt's request, so net/http's
-// client has nothing to copy for redirects, which the SDK never follows.
-// Nothing writes to it.
+// real ones (see newHeaders) on each attempt's request. Nothing writes to it.
 var noHeader = http.Header{}
 
 // newCall returns a call of o, with id, the pet id of an operation by id,
@@ -243,19 +250,10 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 	cl.rr.Request = &cl.req
 	cl.hc.Transport, cl.hc.CheckRedirect = cl, transport.NoRedirects
 	cl.rc.HTTPClient = &cl.hc
-	cl.rc.RetryMax = c.policy(o).MaxRetries
+	cl.rc.RetryMax = c.policies[o].MaxRetries
 	cl.rc.CheckRetry, cl.rc.Backoff = cl.checkRetry, cl.backoff
-	cl.rc.ErrorHandler = retryablehttp.PassthroughErrorHandler // the call's error is made from cl.last
-	// No Logger: go-retryablehttp then logs nothing.
+	cl.rc.ErrorHandler = retryablehttp.PassthroughErrorHandler // the call's error is made from cl.last; no Logger: it logs nothing
 	return cl
-}
-
-// policy returns the retry policy of o.
-func (c *Client) policy(o op) *retry.Policy {
-	if operations[o].method == http.MethodGet {
-		return &c.policies[0]
-	}
-	return &c.policies[1]
 }
 
 // RoundTrip runs one attempt of the call, with req, the call's request as
@@ -271,19 +269,17 @@ func (cl *call) RoundTrip(req *http.Request) (*http.Response, error) {
 	return answered, nil
 }
 
-// answered is what a call's RoundTrip returns for every response, which
-// the call keeps: http.Client and go-retryablehttp read it and write
-// nothing to it (its Body is set; the call's http.Client has no Timeout,
-// no Jar, and follows no redirect, and go-retryablehttp only drains the
-// Body), so one serves every call. Its status, 0, is none: the status is
-// in cl.last.
+// answered is what a call's RoundTrip returns for every response (which
+// is in cl.last). http.Client and go-retryablehttp write nothing to it (its
+// Body is set, the call's http.Client has no Timeout nor Jar), so one
+// serves every call. Its status, 0, is none.
 var answered = &http.Response{Body: http.NoBody}
 
 // checkRetry is the call's retryablehttp.CheckRetry: the policy decides on
 // the last attempt, and the observer, if any, hears of it and of the
 // decision, before any wait.
 func (cl *call) checkRetry(ctx context.Context, _ *http.Response, _ error) (bool, error) {
-	cl.decision = cl.c.policy(cl.op).Decide(ctx, int(cl.attempts), &cl.last)
+	cl.decision = cl.c.policies[cl.op].Decide(ctx, int(cl.attempts), &cl.last)
 	if cl.c.observer != nil {
 		cl.c.observe(cl)
 	}

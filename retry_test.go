@@ -550,7 +550,7 @@ func serveConns(t *testing.T, serve func(c net.Conn)) string {
 // context.
 func TestNeverEndingBodyOfReadResponse(t *testing.T) {
 	t.Parallel()
-	draining := make(chan struct{}) // the server has sent well past the cap: the client drains
+	draining := make(chan struct{})                                                                       // the server has sent well past the cap: the client drains
 	addr := endlessBody(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n", 40<<20, draining) // 40 MiB: the cap and every socket buffer passed
 	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		conn, err := net.Dial("tcp", addr)

@@ -359,29 +359,37 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.Conn = r.RemoteAddr
 			s.record(key, r.Header.Get(AttemptHeader), f)
 		}
-		if ctl, ok := w.(h2fault.Control); ok {
-			// Over HTTP/2, a GOAWAY served to another stream may have
-			// excluded this one: then it is not processed, as the GOAWAY
-			// told the client.
-			if !ctl.Act(act) {
-				return
-			}
-		} else {
-			act()
+		if actOn(w, act) {
+			s.answer(w, r, f, http.StatusCreated, func() any { return answer(stored) })
 		}
-		s.answer(w, r, f, http.StatusCreated, func() any { return answer(stored) })
 		return
 	default:
 		s.t.Errorf("unexpected request %s %s", r.Method, r.URL)
 		w.WriteHeader(http.StatusNotFound)
 		return
 	}
-	s.mu.Lock()
-	f := s.plan(key, len(s.log[key]))
-	f.Conn = r.RemoteAddr
-	s.record(key, r.Header.Get(AttemptHeader), f)
-	s.mu.Unlock()
-	s.answer(w, r, f, http.StatusOK, func() any { return answer(nil) })
+	var f Fault
+	if actOn(w, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		f = s.plan(key, len(s.log[key]))
+		f.Conn = r.RemoteAddr
+		s.record(key, r.Header.Get(AttemptHeader), f)
+	}) {
+		s.answer(w, r, f, http.StatusOK, func() any { return answer(nil) })
+	}
+}
+
+// actOn runs act, what the server does for a request (plan its fault,
+// record it, store an animal), and reports whether it did: over HTTP/2, not
+// when a GOAWAY served to another stream has excluded this one, which is
+// then not processed, as the GOAWAY told the client.
+func actOn(w http.ResponseWriter, act func()) bool {
+	if ctl, ok := w.(h2fault.Control); ok {
+		return ctl.Act(act)
+	}
+	act()
+	return true
 }
 
 // record notes that the server met f for key, in a request whose
