@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/petstore/petstore-go/internal/transport"
+	"github.com/petstore/petstore-go/internal/h2fault"
 )
 
 func TestDefaultTransportIsSharedAndPooled(t *testing.T) {
@@ -26,8 +26,7 @@ func TestDefaultTransportIsSharedAndPooled(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	b1 := c1.get.HTTPClient.Transport.(*transport.Transport).Base()
-	b2 := c2.post.HTTPClient.Transport.(*transport.Transport).Base()
+	b1, b2 := c1.transport.Base(), c2.transport.Base()
 	if b1 != b2 {
 		t.Error("two Clients without WithHTTPClient use different transports")
 	}
@@ -431,4 +430,42 @@ func (c *staleAfterOne) Write(p []byte) (int, error) {
 		return 0, &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}
 	}
 	return c.Conn.Write(p)
+}
+
+// TestPOSTAfterProcessingOverHTTP1: over HTTP/1.1, a server that reads a
+// CreatePet request whole, stores the animal and closes the connection
+// without an answer gets one POST, and the call's error matches
+// ErrOutcomeUnknown; a GET it treats the same way is sent at most twice per
+// attempt.
+func TestPOSTAfterProcessingOverHTTP1(t *testing.T) {
+	t.Parallel()
+	var n h2Counts
+	srv := httptest.NewServer(n.handler(func(w http.ResponseWriter, _ h2fault.Control) {
+		c, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			c.Close()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	own := &http.Transport{}
+	t.Cleanup(own.CloseIdleConnections)
+	for name, extra := range map[string][]Option{"default transport": nil, "caller's transport": {WithHTTPClient(&http.Client{Transport: own})}} {
+		n.requests.Store(0)
+		n.stored.Store(0)
+		c, err := NewClient(testKey, append([]Option{WithBaseURL(srv.URL + "/v1"), WithRetryWait(time.Millisecond, 2*time.Millisecond)}, extra...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pet, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1})
+		t.Logf("%s:", name)
+		checkOutcomeUnknown(t, &n, pet, err, false)
+
+		n.requests.Store(0)
+		if _, err := c.ListPets(context.Background(), ListPetsParams{}); err == nil || errors.Is(err, ErrOutcomeUnknown) {
+			t.Errorf("%s: ListPets: %v; want a transport error", name, err)
+		}
+		if got := n.requests.Load(); got < 3 || got > 6 {
+			t.Errorf("%s: the server got %d requests for 3 attempts; want 3..6", name, got)
+		}
+	}
 }

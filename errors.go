@@ -203,6 +203,19 @@ func (e *transportError) Error() string {
 
 func (e *transportError) Unwrap() error { return e.err }
 
+// outcomeError is the error of a CreatePet whose request may have reached
+// the server and got no usable answer: it matches ErrOutcomeUnknown, and
+// unwraps to the transportError, so that its cause still matches.
+type outcomeError struct{ *transportError }
+
+func (e *outcomeError) Error() string {
+	return e.transportError.Error() + " (" + strings.TrimPrefix(ErrOutcomeUnknown.Error(), "petstore: ") + ")"
+}
+
+func (e *outcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+func (e *outcomeError) Unwrap() error { return e.transportError }
+
 // retryWaitError is a call whose context ended while it waited to retry
 // (or as it was about to): it matches the context's error, and carries the
 // error of the attempt it was to retry, an *APIError or a transport error.

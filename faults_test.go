@@ -251,7 +251,7 @@ var retryableStatuses = map[int]bool{408: true, 429: true, 500: true, 502: true,
 // callAttempts collects the attempts of one call.
 type callAttempts struct {
 	id       string       // names the call in faultserver.AttemptHeader
-	sent     atomic.Int64 // attempts handed to the transport so far
+	sent     atomic.Int64 // the number of the last attempt handed to the transport
 	mu       sync.Mutex
 	attempts []attempt
 	observed []Attempt        // what WithObserver was handed
@@ -273,7 +273,7 @@ func observeAttempt(ctx context.Context, a Attempt) {
 // WithHTTPClient uses (same pool, same net/http behaviour), and sets
 // faultserver.AttemptHeader on the request of each attempt of a call made with
 // callAttempts in its context. The SDK's transport calls it once per
-// attempt.
+// attempt, or twice when it sends the request again within the attempt.
 type attemptTagger struct{ next http.RoundTripper }
 
 func (a attemptTagger) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -281,7 +281,13 @@ func (a attemptTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok {
 		return a.next.RoundTrip(req)
 	}
-	n := int(l.sent.Add(1))
+	// The attempt's number: the observer hears of each attempt once it has
+	// ended, on the calling goroutine, before the next one starts; the
+	// SDK's own resend within an attempt carries the same number.
+	l.mu.Lock()
+	n := len(l.observed) + 1
+	l.mu.Unlock()
+	l.sent.Store(int64(n))
 	// The connections the attempt's requests go out on, as the server
 	// knows them (see faultserver.Server.WasCut).
 	ctx := httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
@@ -290,9 +296,10 @@ func (a attemptTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 		l.mu.Unlock()
 	}})
 	req = req.Clone(ctx) // a RoundTripper must not change its request
-	// "<call>/<attempt>", attempts counted from 1: net/http's own replay of
-	// a request carries the same value, so the server's records of each
-	// attempt are exact, whatever the order in which requests arrive.
+	// "<call>/<attempt>", attempts counted from 1: the second send of a
+	// request within its attempt, net/http's or the SDK's, carries the same
+	// value, so the server's records of each attempt are exact, whatever
+	// the order in which requests arrive.
 	req.Header.Set(faultserver.AttemptHeader, l.tag(n))
 	return a.next.RoundTrip(req)
 }
@@ -573,7 +580,9 @@ func (c *faultCall) check(t *testing.T) verdict {
 		return checked
 	}
 	for _, a := range atts[:len(atts)-1] {
-		if !a.retryable(c.post) {
+		// A CreatePet whose sends the server all refused is retried too:
+		// checked on the server's side.
+		if !a.retryable(c.post) && !(c.post && a.err != "") {
 			fail("retried after an attempt that ended in %v", a)
 		}
 	}
@@ -601,13 +610,17 @@ func (c *faultCall) check(t *testing.T) verdict {
 	lastKnown := false
 	for i, a := range atts {
 		reqs := served[i]
-		// net/http may replay a read once within an attempt, when the
-		// server cannot have acted on it: after a REFUSED_STREAM, or when
-		// nothing of it was written (a reset connection, a stale one).
+		// A request may be sent twice within an attempt (the server's
+		// records show at most two): a read whatever the cause, a
+		// CreatePet only when the server cannot have acted on it.
 		for _, f := range reqs[:max(len(reqs)-1, 0)] {
-			if c.post || !replayable(f) {
-				fail("attempt %d: net/http replayed the request after %v", i+1, f)
+			if c.post && !unprocessed(f) {
+				fail("attempt %d: the request was sent again after %v", i+1, f)
 			}
+		}
+		refusedAll := len(reqs) > 0
+		for _, f := range reqs {
+			refusedAll = refusedAll && unprocessed(f)
 		}
 		if a.err == "timeout" && (len(reqs) == 0 || reqs[len(reqs)-1].Kind != faultserver.Stall) {
 			v = disturbed
@@ -634,7 +647,7 @@ func (c *faultCall) check(t *testing.T) verdict {
 		if msg := explains(f, a); msg != "" {
 			fail("attempt %d %s", i+1, msg)
 		}
-		if i < len(atts)-1 && !retryable(f, c.post) {
+		if i < len(atts)-1 && !retryable(f, c.post && !refusedAll) {
 			fail("retried after %v, which the policy does not retry", f)
 		}
 		if i == len(atts)-1 {
@@ -746,14 +759,11 @@ func failsWithoutResponse(f faultserver.Fault) bool {
 	return f.Kind.HTTP2()
 }
 
-// replayable reports whether net/http may send a read again, within its
-// attempt, after the fault: when the server cannot have acted on it.
-func replayable(f faultserver.Fault) bool {
-	switch f.Kind {
-	case faultserver.H2Refused, faultserver.ResetBeforeHeaders, faultserver.ResetAfterHeaders:
-		return true // resets: only when nothing was written, which the SDK checks
-	}
-	return false
+// unprocessed reports whether the server told the client it did not act on
+// the request: a CreatePet may then be sent again within its attempt, and
+// retried when every send of an attempt met such a fault.
+func unprocessed(f faultserver.Fault) bool {
+	return f.Kind == faultserver.H2Refused || f.Kind == faultserver.H2GoAwayBefore
 }
 
 // retryable reports whether the documented policy retries an attempt that

@@ -320,42 +320,29 @@ type Attempt struct {
 	Wait      time.Duration // how long it waits before that attempt (when Retry)
 }
 
-// observe hands the observer the attempt of ctx's call that has just ended,
-// with resp or err, and the retry policy's decision (see retry.Observer).
-func (c *Client) observe(ctx context.Context, resp *http.Response, err error, again bool, wait time.Duration) {
-	cl, ok := ctx.(*call)
-	if !ok {
-		return
-	}
-	o := &operations[cl.op]
+// observe hands the observer the attempt of call cl that has just ended,
+// with the retry policy's decision.
+func (c *Client) observe(cl *call) {
+	o, r := &operations[cl.op], &cl.last
 	a := Attempt{
 		Operation: o.name,
 		Method:    o.method,
 		Host:      c.pets.Host,
 		Path:      c.path(cl),
-		Number:    cl.retry.Attempts(),
-		Status:    int(cl.status),
-		RequestID: cl.requestID,
-		Duration:  cl.duration,
-		Retry:     again,
-		Wait:      wait,
+		Number:    int(cl.attempts),
+		Status:    int(r.Status),
+		Duration:  r.Duration,
+		Retry:     cl.decision.Retry,
+		Wait:      cl.decision.Wait,
 	}
-	cl.status, cl.requestID, cl.duration = 0, "", 0 // should the next attempt not reach the transport
+	if r.Header != nil {
+		a.RequestID = c.red.String(transport.RequestID(r.Header)) // a server may echo the key here
+	}
 	switch {
-	case err != nil:
-		a.Err = &transportError{method: o.method, path: c.path(cl), err: redactError(err, c.red)}
-	case resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299): // only such a body is kept when cut short
-		if data, cut := transport.Contents(resp.Body); cut != nil {
-			a.Err = &transportError{method: o.method, path: c.path(cl), err: &cutError{n: len(data), err: redactError(cut, c.red)}}
-		}
+	case r.Err != nil:
+		a.Err = c.callError(cl)
+	case r.Cut != nil: // only a body that is not 2xx is kept when cut short
+		a.Err = &transportError{method: o.method, path: a.Path, err: &cutError{n: len(r.Body), err: redactError(r.Cut, c.red)}}
 	}
-	c.observer(cl.Context, a)
-}
-
-// record keeps what the attempt of ctx's call being made received (see
-// transport.Transport.Record), for the observer.
-func record(ctx context.Context, status int, requestID string, d time.Duration) {
-	if cl, ok := ctx.(*call); ok {
-		cl.status, cl.requestID, cl.duration = int32(status), requestID, d
-	}
+	c.observer(cl.req.Context(), a)
 }

@@ -19,6 +19,11 @@
 // [ErrUnauthorized] or [ErrNotFound]. Transport and context errors are
 // wrapped, so errors.Is(err, context.DeadlineExceeded) works.
 //
+// A CreatePet whose request may have reached the server and got no usable
+// answer (a reset, a closed connection or a timeout after the body went
+// out) fails with an error that matches [ErrOutcomeUnknown]: the animal may
+// or may not exist.
+//
 // One error matches both: when the context ends while the SDK waits to
 // retry, the error matches context.Canceled (or context.DeadlineExceeded)
 // and carries the last attempt's [*APIError] too. Test the context error
@@ -28,7 +33,11 @@
 //
 // Reads (ListPets, GetPet) are retried on 408, 429, 500, 502, 503 and 504
 // and on transport errors; CreatePet only when the animal cannot have been
-// created (429, or no connection could be made). By default a call makes up
+// created (429, or no connection could be made). Within an attempt a
+// request is sent at most twice: a second time at once when the server
+// cannot have processed the first (a REFUSED_STREAM, a GOAWAY that
+// excluded it, a connection that ended before any of it was written), or,
+// for a read, whatever the cause. By default a call makes up
 // to 3 attempts, waits 500ms to 8s between them, and each attempt times out
 // after 30s; see [WithMaxRetries], [WithRetryWait] and [WithTimeout]. The
 // context passed to each method bounds the whole call. [WithObserver] sees
@@ -43,7 +52,6 @@ package petstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -82,7 +90,8 @@ type Client struct {
 	plainPath bool       // pets.Path needs no escaping: it is the escaped path
 	userAgent []string
 	headers   func(body bool) http.Header // see newHeaders
-	get, post *retryablehttp.Client       // the retry policy differs by method
+	transport *transport.Transport        // runs each attempt
+	policies  [numOps]retry.Policy        // the retry policy of each operation
 	logger    *slog.Logger                // nil: silent
 	observer  func(context.Context, Attempt)
 	warned    *warnings
@@ -129,37 +138,15 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	_, auth := cred()
 	c.headers = newHeaders(auth, c.userAgent)
 	timeout, source := cfg.attemptTimeout()
-	t := &transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: red, Header: c.headers}
-	var observe retry.Observer
+	c.transport = transport.New(transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source,
+		Logger: cfg.logger, Redactor: red, Header: c.headers, Timed: cfg.observer != nil})
 	if cfg.observer != nil {
-		c.observer, observe, t.Record = *cfg.observer, c.observe, record
+		c.observer = *cfg.observer
 	}
-	hc := transport.NewClient(t)
-	c.get = newRetryClient(hc, cfg, true, observe)
-	c.post = newRetryClient(hc, cfg, false, observe)
+	for o, op := range operations {
+		c.policies[o] = retry.Policy{Idempotent: op.method == http.MethodGet, MaxRetries: cfg.maxRetries, MinWait: cfg.retryWaitMin, MaxWait: cfg.retryWaitMax}
+	}
 	return c, nil
-}
-
-// newRetryClient configures a retryablehttp.Client from nothing but what the
-// SDK sets, so none of its defaults (a logger on stderr, a retry policy that
-// retries POST, uncapped Retry-After, a status-losing error handler, a
-// pooled transport of its own) comes through. The policy waits between
-// attempts itself (see retry.Policy); RetryMax only backs it up. observe,
-// if not nil, hears of every attempt.
-func newRetryClient(hc *http.Client, cfg config, idempotent bool, observe retry.Observer) *retryablehttp.Client {
-	return &retryablehttp.Client{
-		HTTPClient: hc,
-		RetryMax:   cfg.maxRetries,
-		CheckRetry: retry.Policy{
-			Idempotent: idempotent,
-			MaxRetries: cfg.maxRetries,
-			MinWait:    cfg.retryWaitMin,
-			MaxWait:    cfg.retryWaitMax,
-			Observer:   observe,
-		}.CheckRetry,
-		Backoff:      retry.NoBackoff,
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-	}
 }
 
 // userAgent builds the User-Agent header value.
@@ -195,25 +182,29 @@ var operations = [numOps]operation{
 	opGetPet:    {"GetPet", http.MethodGet, true},
 }
 
-// call is one call of an operation: the caller's context, which its
-// requests carry as theirs (so that the retry policy finds the call's state
-// in it, see retry.Carrier, and the transport the attempt's number), that
-// state, the request with its URL, and what the last attempt received, for
-// the observer, all in one allocation. Its 560 bytes and the 8-byte header
-// the runtime gives an object over 512 bytes fill the 576-byte size class:
-// a field more would cost 64 bytes per call (TestCallSize).
+// call is one call of an operation, and the retry loop that makes it:
+// go-retryablehttp's, in a retryablehttp.Client made for the call, whose
+// hooks are the call's methods (checkRetry, backoff) and whose http.Client
+// sends through the call itself (RoundTrip runs one attempt). So the
+// call's state is a value the hooks read, and what each attempt got comes
+// back as a transport.Result, not through the response go-retryablehttp
+// hands around. The wait between attempts is go-retryablehttp's: backoff
+// returns the wait the policy decided in checkRetry, after the observer
+// has heard of the attempt, and go-retryablehttp waits on the call's
+// context (its request's), as it documents. All of it is one allocation
+// of 792 bytes, in the 896-byte size class (TestCallSize).
 type call struct {
-	context.Context
-	retry retry.Call
-	rr    retryablehttp.Request
-	req   http.Request
-	u     url.URL
-	op    op
-
-	// What the transport recorded of the last attempt (see record).
-	status    int32
-	requestID string
-	duration  time.Duration
+	c        *Client
+	body     []byte // the JSON body; nil: none
+	op       op
+	attempts int32        // made so far
+	u        url.URL      // the request's URL
+	req      http.Request // every attempt's request is a copy of it; its context is the call's
+	rr       retryablehttp.Request
+	rc       retryablehttp.Client
+	hc       http.Client      // rc's; its Transport is the call
+	last     transport.Result // what the last attempt got
+	decision retry.Decision   // the policy's, after the last attempt
 }
 
 // path returns the path of cl's request, escaped, as errors, logs and
@@ -225,26 +216,17 @@ func (c *Client) path(cl *call) string {
 	return cl.u.EscapedPath()
 }
 
-// RetryCall returns the call's retry state.
-func (cl *call) RetryCall() *retry.Call { return &cl.retry }
-
-// Attempt returns the number of the attempt being made (see
-// transport.Numbered): one more than the attempts that have ended.
-func (cl *call) Attempt() int { return cl.retry.Attempts() + 1 }
-
 // noHeader is the header of every call's request: the transport sets the
-// real ones (see newHeaders) on each attempt's request, so net/http's
-// client has nothing to copy for redirects, which the SDK never follows.
-// Nothing writes to it.
+// real ones (see newHeaders) on each attempt's request. Nothing writes to it.
 var noHeader = http.Header{}
 
-// newCall builds the request of a call of o (with id, the pet id of an
-// operation by id, and query, the encoded query string) as
-// retryablehttp.NewRequest would from the URL string, without formatting
-// and parsing that string: the URL is a copy of c.pets, with the pet id
-// appended and the query.
+// newCall returns a call of o, with id, the pet id of an operation by id,
+// query, the encoded query string, and body, the JSON body, if not nil. Its
+// request is built as retryablehttp.NewRequest would build it from the URL
+// string, without formatting and parsing that string: the URL is a copy of
+// c.pets, with the pet id appended and the query.
 func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body []byte) *call {
-	cl := &call{Context: ctx, u: c.pets, op: o}
+	cl := &call{c: c, op: o, body: body, u: c.pets}
 	cl.u.RawQuery = query
 	if operations[o].byID {
 		id := strconv.FormatInt(id, 10)
@@ -261,17 +243,52 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 		ProtoMinor: 1,
 		Header:     noHeader,
 		// No Host: net/http sends URL.Host then, the same host, and
-		// http.Client's send would copy the URL to set a Host.
+		// http.Client's send would copy the URL to set a Host. No Body:
+		// the transport gives each attempt's request one of its own.
 	}
-	cl.req = *tmpl.WithContext(cl)
+	cl.req = *tmpl.WithContext(ctx)
 	cl.rr.Request = &cl.req
-	if body != nil {
-		// The transport gives each attempt a body from GetBody (see
-		// transport.NewBody). Given the bytes, retryablehttp would box
-		// them, close over them twice, and make two readers per attempt.
-		cl.req.GetBody, cl.req.ContentLength = transport.NewBody(body), int64(len(body))
-	}
+	cl.hc.Transport, cl.hc.CheckRedirect = cl, transport.NoRedirects
+	cl.rc.HTTPClient = &cl.hc
+	cl.rc.RetryMax = c.policies[o].MaxRetries
+	cl.rc.CheckRetry, cl.rc.Backoff = cl.checkRetry, cl.backoff
+	cl.rc.ErrorHandler = retryablehttp.PassthroughErrorHandler // the call's error is made from cl.last; no Logger: it logs nothing
 	return cl
+}
+
+// RoundTrip runs one attempt of the call, with req, the call's request as
+// go-retryablehttp and http.Client hand it down, and keeps what it got in
+// cl.last. It tells them only whether a response came: with answered, or
+// with the attempt's error.
+func (cl *call) RoundTrip(req *http.Request) (*http.Response, error) {
+	cl.attempts++
+	cl.last = cl.c.transport.Send(req, cl.body, int(cl.attempts))
+	if cl.last.Err != nil {
+		return nil, cl.last.Err
+	}
+	return answered, nil
+}
+
+// answered is what a call's RoundTrip returns for every response (which
+// is in cl.last). http.Client and go-retryablehttp write nothing to it (its
+// Body is set, the call's http.Client has no Timeout nor Jar), so one
+// serves every call. Its status, 0, is none.
+var answered = &http.Response{Body: http.NoBody}
+
+// checkRetry is the call's retryablehttp.CheckRetry: the policy decides on
+// the last attempt, and the observer, if any, hears of it and of the
+// decision, before any wait.
+func (cl *call) checkRetry(ctx context.Context, _ *http.Response, _ error) (bool, error) {
+	cl.decision = cl.c.policies[cl.op].Decide(ctx, int(cl.attempts), &cl.last)
+	if cl.c.observer != nil {
+		cl.c.observe(cl)
+	}
+	return cl.decision.Retry, nil
+}
+
+// backoff is the call's retryablehttp.Backoff: the wait checkRetry decided.
+func (cl *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+	return cl.decision.Wait
 }
 
 // do makes one call of o, with id, the pet id of an operation by id, query,
@@ -287,50 +304,48 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 	if err := ctx.Err(); err != nil {
 		return &transportError{method: method, path: c.path(cl), err: err}
 	}
-	rc := c.get
-	if method != http.MethodGet {
-		rc = c.post
-	}
-	resp, err := rc.Do(&cl.rr)
-	if resp != nil {
-		defer resp.Body.Close()
-	}
-	if err != nil {
-		if last, lastErr, ok := cl.retry.Interrupted(); ok {
-			// The context ended before the retry: say so, and keep the
-			// outcome that was to be retried.
-			return &retryWaitError{method: method, path: c.path(cl), ctx: err, last: c.callError(cl, last, lastErr)}
-		}
-		return c.callError(cl, nil, err)
+	_, err := cl.rc.Do(&cl.rr) // it returns what cl.last holds, unless the context ended in a wait
+	r := &cl.last
+	switch {
+	case (cl.decision.Retry || cl.decision.Interrupted) && ctx.Err() != nil:
+		// The context ended before the retry: say so, and keep the
+		// outcome that was to be retried.
+		return &retryWaitError{method: method, path: c.path(cl), ctx: ctx.Err(), last: c.callError(cl)}
+	case cl.attempts == 0: // go-retryablehttp made none: not expected
+		return &transportError{method: method, path: c.path(cl), err: err}
+	case r.Err != nil:
+		return c.callError(cl)
 	}
 	if c.logger != nil {
-		c.warnDeprecationHeaders(cl, resp.Header)
+		c.warnDeprecationHeaders(cl, r.Header)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return c.callError(cl, resp, nil)
+	if r.Status < 200 || r.Status > 299 {
+		return c.callError(cl)
 	}
-	data, err := transport.Contents(resp.Body)
-	if err != nil {
-		return c.callError(cl, nil, err)
-	}
-	if err := decode(data); err != nil {
+	if err := decode(r.Body); err != nil {
 		return fmt.Errorf("petstore: %s %s: unexpected response body: %w", method, c.path(cl), err)
 	}
 	return nil
 }
 
-// callError is the error of call cl whose last attempt ended with resp, a
-// response that is not 2xx, or else with err.
-func (c *Client) callError(cl *call, resp *http.Response, err error) error {
-	method := operations[cl.op].method
-	if resp == nil {
-		if err == nil {
-			err = errors.New("no response") // not from net/http; never fails silently
+// callError is the error of call cl whose last attempt got no usable
+// response, or one that is not 2xx.
+func (c *Client) callError(cl *call) error {
+	method, r := operations[cl.op].method, &cl.last
+	if r.Err != nil {
+		// Wrapped as http.Client wraps what its RoundTripper returns.
+		op := method[:1] + strings.ToLower(method[1:])
+		cause := redactError(&url.Error{Op: op, URL: cl.u.String(), Err: r.Err}, c.red)
+		err := &transportError{method: method, path: c.path(cl), err: cause}
+		if method == http.MethodPost && r.Reached {
+			return &outcomeError{err} // it may have been created
 		}
-		return &transportError{method: method, path: c.path(cl), err: redactError(err, c.red)}
+		return err
 	}
-	data, cut := transport.Contents(resp.Body)
-	e := newAPIError(method, c.path(cl), resp, data, cut, cl.retry.RetryAfter(), c.red)
+	resp := &http.Response{StatusCode: int(r.Status), Header: r.Header}
+	var after retry.RetryAfter
+	after.Wait, after.OK = retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	e := newAPIError(method, c.path(cl), resp, r.Body, r.Cut, after, c.red)
 	if !operations[cl.op].byID && e.Status == http.StatusNotFound {
 		e.Message = collectionNotFound(e.Message, e.Path)
 	}
@@ -364,7 +379,7 @@ func (c *Client) warnDeprecationHeaders(cl *call, h http.Header) {
 		if t, err := http.ParseTime(sunset); err == nil {
 			attrs = append(attrs, slog.Time("sunset", t))
 		}
-		c.logger.LogAttrs(cl.Context, slog.LevelWarn, "petstore: the server says this endpoint is deprecated", attrs...)
+		c.logger.LogAttrs(cl.req.Context(), slog.LevelWarn, "petstore: the server says this endpoint is deprecated", attrs...)
 	})
 }
 

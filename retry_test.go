@@ -498,12 +498,24 @@ func TestBodyOfReadResponseEndsWithTheAttempt(t *testing.T) {
 // until the test ends and closes the connections.
 func headThenSilence(t *testing.T, head string) string {
 	t.Helper()
+	return serveConns(t, func(c net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			io.WriteString(c, head)
+		}
+	})
+}
+
+// serveConns hands every connection of a loopback listener to serve, in a
+// goroutine of its own, and closes them all when the test ends.
+func serveConns(t *testing.T, serve func(c net.Conn)) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	var conns []net.Conn
+	var served sync.WaitGroup
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -515,21 +527,82 @@ func headThenSilence(t *testing.T, head string) string {
 			mu.Lock()
 			conns = append(conns, c)
 			mu.Unlock()
-			go func() {
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
-					io.WriteString(c, head)
-				}
-			}()
+			served.Add(1)
+			go func() { defer served.Done(); serve(c) }()
 		}
 	}()
 	t.Cleanup(func() {
 		l.Close()
 		<-done
 		mu.Lock()
-		defer mu.Unlock()
 		for _, c := range conns {
 			c.Close()
 		}
+		mu.Unlock()
+		served.Wait()
 	})
 	return l.Addr().String()
+}
+
+// TestNeverEndingBodyOfReadResponse: through a RoundTripper that returns
+// http.ReadResponse's body, a 2xx body longer than the SDK reads that never
+// ends (whose Close drains it to the end) does not hold the call past its
+// context.
+func TestNeverEndingBodyOfReadResponse(t *testing.T) {
+	t.Parallel()
+	draining := make(chan struct{})                                                                       // the server has sent well past the cap: the client drains
+	addr := endlessBody(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n", 40<<20, draining) // 40 MiB: the cap and every socket buffer passed
+	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		if err := req.Write(conn); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return http.ReadResponse(bufio.NewReader(conn), req)
+	})
+	c, err := NewClient(testKey, WithBaseURL("http://"+addr+"/v1"), WithHTTPClient(&http.Client{Transport: rt}), WithMaxRetries(0), WithTimeout(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-draining:
+			cancel()
+		case <-ctx.Done(): // the call returned first (as on Go 1.23, whose Close returned at once here)
+		}
+	}()
+	var pets []Pet
+	wait(t, 30*time.Second, func() { pets, err = c.ListPets(ctx, ListPetsParams{}) })
+	if pets != nil || err == nil {
+		t.Errorf("ListPets = %v, %v; want an error", pets, err)
+	}
+	t.Logf("ListPets: %v", err)
+}
+
+// endlessBody answers every request with head and then a body of spaces
+// without end, closing signal once it has sent more than after bytes of it,
+// until the test ends and closes the connections.
+func endlessBody(t *testing.T, head string, after int, signal chan<- struct{}) string {
+	t.Helper()
+	var once sync.Once
+	return serveConns(t, func(c net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
+		}
+		io.WriteString(c, head)
+		chunk := []byte(strings.Repeat(" ", 64<<10))
+		for sent := 0; ; sent += len(chunk) {
+			if sent > after {
+				once.Do(func() { close(signal) })
+			}
+			if _, err := c.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
 }

@@ -51,7 +51,7 @@ const (
 	H2Refused           // RST_STREAM(REFUSED_STREAM), not acted on
 	H2ResetMidBody      // 200, half its body, then RST_STREAM(INTERNAL_ERROR)
 	H2GoAwayBefore      // a GOAWAY whose last stream id excludes the request, not acted on
-	H2GoAwayAfter       // the same once the request is acted on (a lie)
+	H2GoAwayAfter       // once the request is acted on, a GOAWAY that includes it, and the connection closed
 	H2CloseMidStream    // 200, half its body, then the connection closed
 	// Kinds for the key-leak test only:
 	Malformed   // a response head that is not HTTP, echoing the key
@@ -340,35 +340,56 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			return stored
 		}
-		s.mu.Lock()
-		n := len(s.log[key])
-		f := s.plan(key, n)
+		var f Fault
 		var stored *Pet
-		if f.Stores() {
-			s.nextID++
-			pet := Pet{ID: s.nextID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status}
-			if pet.Status == "" {
-				pet.Status = "available"
+		act := func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			n := len(s.log[key])
+			f = s.plan(key, n)
+			if f.Stores() {
+				s.nextID++
+				pet := Pet{ID: s.nextID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status}
+				if pet.Status == "" {
+					pet.Status = "available"
+				}
+				s.stored[p.Name] = append(s.stored[p.Name], pet)
+				stored = &pet
 			}
-			s.stored[p.Name] = append(s.stored[p.Name], pet)
-			stored = &pet
+			f.Conn = r.RemoteAddr
+			s.record(key, r.Header.Get(AttemptHeader), f)
 		}
-		f.Conn = r.RemoteAddr
-		s.record(key, r.Header.Get(AttemptHeader), f)
-		s.mu.Unlock()
-		s.answer(w, r, f, http.StatusCreated, func() any { return answer(stored) })
+		if actOn(w, act) {
+			s.answer(w, r, f, http.StatusCreated, func() any { return answer(stored) })
+		}
 		return
 	default:
 		s.t.Errorf("unexpected request %s %s", r.Method, r.URL)
 		w.WriteHeader(http.StatusNotFound)
 		return
 	}
-	s.mu.Lock()
-	f := s.plan(key, len(s.log[key]))
-	f.Conn = r.RemoteAddr
-	s.record(key, r.Header.Get(AttemptHeader), f)
-	s.mu.Unlock()
-	s.answer(w, r, f, http.StatusOK, func() any { return answer(nil) })
+	var f Fault
+	if actOn(w, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		f = s.plan(key, len(s.log[key]))
+		f.Conn = r.RemoteAddr
+		s.record(key, r.Header.Get(AttemptHeader), f)
+	}) {
+		s.answer(w, r, f, http.StatusOK, func() any { return answer(nil) })
+	}
+}
+
+// actOn runs act, what the server does for a request (plan its fault,
+// record it, store an animal), and reports whether it did: over HTTP/2, not
+// when a GOAWAY served to another stream has excluded this one, which is
+// then not processed, as the GOAWAY told the client.
+func actOn(w http.ResponseWriter, act func()) bool {
+	if ctl, ok := w.(h2fault.Control); ok {
+		return ctl.Act(act)
+	}
+	act()
+	return true
 }
 
 // record notes that the server met f for key, in a request whose
@@ -584,8 +605,19 @@ func (s *Server) answerH2(w http.ResponseWriter, r *http.Request, f Fault, ok in
 		ctl.ResetStream(http2.ErrCodeProtocol)
 	case H2Refused:
 		ctl.ResetStream(http2.ErrCodeRefusedStream)
-	case H2GoAwayBefore, H2GoAwayAfter:
+	case H2GoAwayBefore:
 		ctl.GoAway(ctl.StreamID()-2, http2.ErrCodeNo)
+		if !ctl.Excluded() {
+			// A stream above this one had acted already, so the GOAWAY
+			// could not exclude this one: refuse it instead.
+			ctl.ResetStream(http2.ErrCodeRefusedStream)
+		}
+	case H2GoAwayAfter:
+		// Not ctl.StreamID()-2: a GOAWAY that excluded a request the
+		// server acted on would lie (RFC 9113 section 6.8), and a client
+		// may send such a request again.
+		ctl.GoAway(ctl.StreamID(), http2.ErrCodeNo)
+		ctl.CloseConn()
 	case H2CloseMidStream:
 		halfBody(ctl.CloseConn)
 	default:

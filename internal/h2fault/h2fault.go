@@ -61,6 +61,15 @@ type Control interface {
 	GoAway(lastStreamID uint32, code http2.ErrCode)
 	// StreamID is this stream's id.
 	StreamID() uint32
+	// Act runs f, what the handler does to the server's state (store an
+	// animal, say), unless a GOAWAY has excluded this stream, and reports
+	// whether it ran f. A GOAWAY never excludes a stream that has acted:
+	// its last stream id is raised to the highest such stream (RFC 9113
+	// section 6.8: streams above it were not processed), so a client may
+	// trust it.
+	Act(f func()) bool
+	// Excluded reports whether a GOAWAY has excluded this stream.
+	Excluded() bool
 	// CloseConn closes the TCP connection at once, with SO_LINGER 0 (the
 	// client gets a TCP reset; what was written before is delivered first
 	// on loopback). Everything after it of this connection's handlers
@@ -233,6 +242,7 @@ type h2Conn struct {
 	streams    map[uint32]*h2Stream // streams whose handler runs
 	goingAway  bool                 // a GOAWAY was sent
 	goAwayLast uint32               // the lowest last stream id sent in a GOAWAY
+	acted      uint32               // the highest stream id whose handler has acted (see Act)
 	closing    bool                 // the close after a GOAWAY has begun
 }
 
@@ -671,8 +681,12 @@ func (st *h2Stream) GoAway(lastStreamID uint32, code http2.ErrCode) {
 	}
 	c := st.c
 	c.wmu.Lock()
-	c.writeLocked(func() error { return c.fr.WriteGoAway(lastStreamID, code, nil) })
 	c.mu.Lock()
+	lastStreamID = max(lastStreamID, c.acted) // never exclude a stream that has acted
+	if c.goingAway {
+		lastStreamID = min(lastStreamID, c.goAwayLast) // a later GOAWAY never raises it
+	}
+	c.writeLocked(func() error { return c.fr.WriteGoAway(lastStreamID, code, nil) })
 	if !c.goingAway || lastStreamID < c.goAwayLast {
 		c.goAwayLast = lastStreamID
 	}
@@ -689,6 +703,27 @@ func (st *h2Stream) GoAway(lastStreamID uint32, code http2.ErrCode) {
 	if closeNow {
 		c.closeGracefully()
 	}
+}
+
+// Act implements Control.
+func (st *h2Stream) Act(f func()) bool {
+	c := st.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.goingAway && st.id > c.goAwayLast {
+		return false
+	}
+	c.acted = max(c.acted, st.id)
+	f()
+	return true
+}
+
+// Excluded implements Control.
+func (st *h2Stream) Excluded() bool {
+	c := st.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.goingAway && st.id > c.goAwayLast
 }
 
 // closeGracefully closes the connection after the frames sent: a TLS

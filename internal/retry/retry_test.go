@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/petstore/petstore-go/internal/transport"
 )
 
 func TestParseRetryAfter(t *testing.T) {
@@ -44,13 +46,18 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
-func response(status int, retryAfter string) *http.Response {
+// response is the Result of an attempt that got status, with a
+// Retry-After header if retryAfter is not empty.
+func response(status int, retryAfter string) *transport.Result {
 	h := http.Header{}
 	if retryAfter != "" {
 		h.Set("Retry-After", retryAfter)
 	}
-	return &http.Response{StatusCode: status, Header: h}
+	return &transport.Result{Status: int32(status), Header: h}
 }
+
+// failed is the Result of an attempt that got no response.
+func failed(err error) *transport.Result { return &transport.Result{Err: err} }
 
 func TestPolicyStatuses(t *testing.T) {
 	t.Parallel()
@@ -66,7 +73,7 @@ func TestPolicyStatuses(t *testing.T) {
 			if idempotent {
 				want = wantGet
 			}
-			if got := Retryable(idempotent, time.Minute, response(status, ""), nil, RetryAfter{}); got != want {
+			if got := Retryable(idempotent, time.Minute, status, nil, RetryAfter{}); got != want {
 				t.Errorf("Retryable(idempotent=%v) on %d = %v; want %v", idempotent, status, got, want)
 			}
 		}
@@ -90,35 +97,8 @@ func TestPolicyRetryAfterOverMax(t *testing.T) {
 	}
 	for _, tc := range tests {
 		p := Policy{Idempotent: true, MaxRetries: 2, MaxWait: 10 * time.Second}
-		call := new(Call)
-		call.ended(response(tc.status, tc.retryAfter), nil)
-		if got, _, _ := p.decide(context.Background(), call); got != tc.want {
+		if got := p.Decide(context.Background(), 1, response(tc.status, tc.retryAfter)).Retry; got != tc.want {
 			t.Errorf("%d with Retry-After %q: got %v; want %v", tc.status, tc.retryAfter, got, tc.want)
-		}
-	}
-}
-
-// TestCallRetryAfter: the Call keeps the Retry-After of a response
-// that is not 2xx, whatever its status, for the APIError; a 2xx's is not
-// read.
-func TestCallRetryAfter(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		status     int
-		retryAfter string
-		want       RetryAfter
-	}{
-		{429, "5", RetryAfter{5 * time.Second, true}},
-		{500, "7", RetryAfter{7 * time.Second, true}},
-		{400, "", RetryAfter{}},
-		{503, "soon", RetryAfter{}},
-		{200, "5", RetryAfter{}},
-	}
-	for _, tc := range tests {
-		call := new(Call)
-		call.ended(response(tc.status, tc.retryAfter), nil)
-		if got := call.RetryAfter(); got != tc.want {
-			t.Errorf("%d with Retry-After %q: RetryAfter() = %+v; want %+v", tc.status, tc.retryAfter, got, tc.want)
 		}
 	}
 }
@@ -133,29 +113,35 @@ func TestPolicyErrors(t *testing.T) {
 	deadline := fmt.Errorf("attempt: %w", context.DeadlineExceeded)
 	notRetryable := fmt.Errorf("too big: %w", ErrNotRetryable)
 	cert := &url.Error{Op: "Get", URL: "https://x/v1/pets", Err: x509.UnknownAuthorityError{}}
+	refused := errors.New("stream error: stream ID 1; REFUSED_STREAM; received from peer")
 	tests := []struct {
 		name                string
-		err                 error
+		r                   *transport.Result
 		wantGet, wantCreate bool
 	}{
-		{"dial refused", dial, true, true},
-		{"dns", dns, true, true},
-		{"dial timeout", dialTimeout, true, false},
-		{"reset after sending", reset, true, false},
-		{"truncated body", eof, true, false},
-		{"attempt deadline", deadline, true, false},
-		{"not retryable", notRetryable, false, false},
-		{"bad certificate", cert, false, false},
+		{"dial refused", failed(dial), true, true},
+		{"dns", failed(dns), true, true},
+		{"dial timeout", failed(dialTimeout), true, false},
+		{"reset after sending", failed(reset), true, false},
+		{"truncated body", failed(eof), true, false},
+		{"attempt deadline", failed(deadline), true, false},
+		{"not retryable", failed(notRetryable), false, false},
+		{"bad certificate", failed(cert), false, false},
+		{"body too large", failed(transport.ErrBodyTooLarge), false, false},
+		{"every send refused by the server", &transport.Result{Err: refused, Refused: true}, true, true},
+		{"refused, then the attempt's time ran out", &transport.Result{Err: deadline, Refused: true}, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			for _, c := range []struct {
-				idempotent bool
-				want       bool
-			}{{true, tc.wantGet}, {false, tc.wantCreate}} {
-				if got := Retryable(c.idempotent, time.Minute, nil, tc.err, RetryAfter{}); got != c.want {
-					t.Errorf("Retryable(idempotent=%v)(%v) = %v; want %v", c.idempotent, tc.err, got, c.want)
+			for _, idempotent := range []bool{true, false} {
+				want := tc.wantCreate
+				if idempotent {
+					want = tc.wantGet
+				}
+				p := Policy{Idempotent: idempotent, MaxRetries: 2, MaxWait: time.Minute}
+				if got := p.Decide(context.Background(), 1, tc.r).Retry; got != want {
+					t.Errorf("Decide(idempotent=%v)(%v).Retry = %v; want %v", idempotent, tc.r.Err, got, want)
 				}
 			}
 		})
@@ -167,151 +153,69 @@ type timeoutErr struct{}
 func (timeoutErr) Error() string { return "i/o timeout" }
 func (timeoutErr) Timeout() bool { return true }
 
-// callCtx is a context that carries a Call, as the SDK's requests do.
-type callCtx struct {
-	context.Context
-	call Call
-}
-
-func (c *callCtx) RetryCall() *Call { return &c.call }
-
-func withCall(ctx context.Context) *callCtx { return &callCtx{Context: ctx} }
-
-func TestCheckRetryWhenContextDone(t *testing.T) {
+// TestDecideWhenContextDone: nothing is retried once the context has
+// ended; an outcome that was to be retried is marked Interrupted (the
+// call's error then carries it), unless it is the context's own error.
+func TestDecideWhenContextDone(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name        string
-		resp        *http.Response
-		err         error
-		wantErr     error
-		wantPending bool // the call keeps the outcome it was to retry
+		name            string
+		r               *transport.Result
+		wantInterrupted bool
 	}{
-		{"retryable status: not retried, the context's error", response(429, ""), nil, context.Canceled, true},
-		{"transport error: the context's error", nil, fmt.Errorf("read: %w", context.Canceled), context.Canceled, false},
-		{"a 201 is still the answer", response(201, ""), nil, nil, false},
-		{"a 404 is still the answer", response(404, ""), nil, nil, false},
+		{"retryable status", response(429, ""), true},
+		{"transport error", failed(io.ErrUnexpectedEOF), true},
+		{"the context's error", failed(fmt.Errorf("read: %w", context.Canceled)), false},
+		{"a 201 is the answer", response(201, ""), false},
+		{"a 404 is the answer", response(404, ""), false},
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
 	for _, tc := range tests {
-		for _, idempotent := range []bool{true, false} {
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			cc := withCall(ctx)
-			p := Policy{Idempotent: idempotent, MaxRetries: 2, MaxWait: time.Minute}
-			got, err := p.CheckRetry(cc, tc.resp, tc.err)
-			if got || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
-				t.Errorf("%s (idempotent=%v): CheckRetry = %v, %v; want false, %v", tc.name, idempotent, got, err, tc.wantErr)
-			}
-			if resp, _, pending := cc.call.Interrupted(); pending != tc.wantPending || resp != tc.resp {
-				t.Errorf("%s (idempotent=%v): Interrupted = %v, %v", tc.name, idempotent, resp, pending)
-			}
+		p := Policy{Idempotent: true, MaxRetries: 2, MaxWait: time.Minute}
+		d := p.Decide(ctx, 1, tc.r)
+		if d.Retry || d.Interrupted != tc.wantInterrupted {
+			t.Errorf("%s: Decide = %+v; want no retry, Interrupted %v", tc.name, d, tc.wantInterrupted)
 		}
 	}
 }
 
-func TestCheckRetryCountsAttempts(t *testing.T) {
+func TestDecideCountsAttempts(t *testing.T) {
 	t.Parallel()
 	for _, max := range []int{0, 1, 3} {
-		cc := withCall(context.Background())
 		p := Policy{Idempotent: true, MaxRetries: max, MaxWait: time.Minute}
 		retries := 0
-		for {
-			again, err := p.CheckRetry(cc, response(503, ""), nil)
-			if err != nil {
-				t.Fatalf("MaxRetries %d: CheckRetry: %v", max, err)
-			}
-			if !again {
-				break
-			}
+		for n := 1; p.Decide(context.Background(), n, response(503, "")).Retry; n++ {
 			retries++
 			if retries > max {
 				t.Fatalf("MaxRetries %d: still retrying after %d retries", max, retries)
 			}
 		}
-		if retries != max || cc.call.Attempts() != max+1 {
-			t.Errorf("MaxRetries %d: %d retries, %d attempts; want %d, %d", max, retries, cc.call.Attempts(), max, max+1)
+		if retries != max {
+			t.Errorf("MaxRetries %d: %d retries", max, retries)
 		}
 	}
 }
 
-// TestCheckRetryWaitsOnlyWithinTheDeadline: a wait that would end after
-// the context's deadline is not started; the last outcome is the answer.
-func TestCheckRetryWaitsOnlyWithinTheDeadline(t *testing.T) {
+// TestDecideWaitsOnlyWithinTheDeadline: a wait that would end after the
+// context's deadline is not decided; the last outcome is the answer.
+func TestDecideWaitsOnlyWithinTheDeadline(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
 		p    Policy
-		resp *http.Response
-		err  error
+		r    *transport.Result
 	}{
-		{"computed wait", Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Hour, MaxWait: time.Hour}, response(503, ""), nil},
-		{"Retry-After within MaxWait", Policy{Idempotent: true, MaxRetries: 2, MinWait: 0, MaxWait: 2 * time.Hour}, response(503, "3600"), nil},
-		{"transport error", Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Hour, MaxWait: time.Hour}, nil, io.ErrUnexpectedEOF},
+		{"computed wait", Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Hour, MaxWait: time.Hour}, response(503, "")},
+		{"Retry-After within MaxWait", Policy{Idempotent: true, MaxRetries: 2, MinWait: 0, MaxWait: 2 * time.Hour}, response(503, "3600")},
+		{"transport error", Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Hour, MaxWait: time.Hour}, failed(io.ErrUnexpectedEOF)},
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			cc := withCall(ctx)
-			done := make(chan struct{})
-			var again bool
-			var err error
-			go func() { defer close(done); again, err = tc.p.CheckRetry(cc, tc.resp, tc.err) }()
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second): // half the deadline: it waited
-				t.Fatal("CheckRetry started a wait that ends after the deadline")
-			}
-			if again || err != nil {
-				t.Errorf("CheckRetry = %v, %v; want false, nil (the last outcome is the answer)", again, err)
-			}
-			if _, _, pending := cc.call.Interrupted(); pending {
-				t.Error("Interrupted reports a pending retry; want none")
-			}
-		})
-	}
-}
-
-// TestCheckRetryInterruptedWait: when the context ends during a wait, the
-// call keeps the outcome it was waiting to retry.
-func TestCheckRetryInterruptedWait(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		resp *http.Response
-		err  error
-	}{
-		{"response", response(503, ""), nil},
-		{"transport error", nil, io.ErrUnexpectedEOF},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			ctx, cancel := context.WithCancel(context.Background())
-			cc := withCall(ctx)
-			p := Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Hour, MaxWait: time.Hour}
-			done := make(chan struct{})
-			var again bool
-			var err error
-			go func() { defer close(done); again, err = p.CheckRetry(cc, tc.resp, tc.err) }()
-			cancel() // before or during the wait: the same outcome
-			<-done
-			if again || !errors.Is(err, context.Canceled) {
-				t.Errorf("CheckRetry = %v, %v; want false, context.Canceled", again, err)
-			}
-			resp, lastErr, pending := cc.call.Interrupted()
-			if !pending || resp != tc.resp || lastErr != tc.err {
-				t.Errorf("Interrupted = %v, %v, %v; want %v, %v, true", resp, lastErr, pending, tc.resp, tc.err)
-			}
-		})
-	}
-}
-
-// TestCheckRetryWithoutCall: a context without a Call still gets an answer.
-func TestCheckRetryWithoutCall(t *testing.T) {
-	t.Parallel()
-	p := Policy{Idempotent: true, MaxRetries: 2, MaxWait: time.Minute}
-	if again, err := p.CheckRetry(context.Background(), response(503, ""), nil); !again || err != nil {
-		t.Errorf("CheckRetry = %v, %v; want true, nil", again, err)
+		if d := tc.p.Decide(ctx, 1, tc.r); d.Retry || d.Interrupted {
+			t.Errorf("%s: Decide = %+v; want no retry (the last outcome is the answer)", tc.name, d)
+		}
 	}
 }
 
@@ -362,9 +266,7 @@ func TestBackoffUsesRetryAfter(t *testing.T) {
 	}
 	// Retry-After on another status is ignored: the computed wait is used.
 	p := Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Second, MaxWait: 5 * time.Second}
-	call := new(Call)
-	call.ended(response(500, "3"), nil)
-	if again, got, _ := p.decide(context.Background(), call); !again || got < time.Second || got > 1500*time.Millisecond {
-		t.Errorf("decide on a 500 with Retry-After 3 = %v, %v; want true and the computed wait, in [1s, 1.5s]", again, got)
+	if d := p.Decide(context.Background(), 1, response(500, "3")); !d.Retry || d.Wait < time.Second || d.Wait > 1500*time.Millisecond {
+		t.Errorf("Decide on a 500 with Retry-After 3 = %+v; want a retry after the computed wait, in [1s, 1.5s]", d)
 	}
 }

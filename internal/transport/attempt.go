@@ -1,279 +1,170 @@
 package transport
 
+// One attempt: its context, its sends, and what they came to.
+
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"reflect"
 	"sync"
-	"time"
 )
 
-// attempt is one attempt of a call, and the context of its request: a
-// context that ends when the attempt's time runs out, when the call's context
-// (parent) ends, or when the attempt is over; the trace that watches what
-// net/http sends within the attempt (resend.go); and the buffer its body is
-// read into, in one allocation. Its context methods are in attemptctx.go.
+// attempt is one attempt of a call. Its context (ctx) is the context of
+// every request it sends: made with context.WithTimeoutCause under the
+// call's context, so that a RoundTripper sees the attempt's deadline (the
+// earlier of the call's and the attempt's), an Err of DeadlineExceeded
+// once the attempt's time has run out, and a *TimeoutError as its cause;
+// with the attempt's httptrace.ClientTrace added (httptrace.WithClientTrace,
+// which keeps a trace of the caller's too), through which the attempt
+// counts what net/http sends (see resend.go).
 //
-// It ends the attempt when its time runs out or the call's context ends: it
-// cancels the context (so that net/http stops dialling or waiting) and closes
-// the body being read, whatever the transport does with the context.
-// net/http, for one, stops watching it once it hands over the body of a 101
-// Switching Protocols; a RoundTripper may never watch it.
-//
-// Its timer, mutex and context are made by hand rather than with
-// context.WithTimeoutCause and a context.AfterFunc that closes the body:
-// those cost six allocations and about 580 bytes more per call, which put
-// the SDK over its cost budget. Its context is not a context.WithCancelCause
-// either: net/http makes a cancellable child of every request's context, and
-// under a *context.cancelCtx that child costs the parent a map of children
-// and a Done channel per attempt; under the attempt it registers through
-// AfterFunc, without the map.
+// Its context ends when the attempt does (end), which stops net/http's
+// work on it.
 type attempt struct {
-	parent   context.Context       // the call's context; once composed, with trace added by httptrace
-	timer    *time.Timer           // nil without a timeout
-	trace    httptrace.ClientTrace // what Value returns for httptrace's key, unless composed
-	buf      bufferedBody          // the response body, once read (readAsync's goroutine reads into it)
-	stopWait func() bool           // stops the context.AfterFunc that waits for parent, if any
+	t      *Transport
+	call   context.Context // the call's context
+	ctx    context.Context // the attempt's
+	cancel context.CancelFunc
+	base   http.RoundTripper
+	body   []byte // the request's body; nil: none
+	trace  httptrace.ClientTrace
 
-	t     *Transport                    // that sends the request; nil in tests of the attempt alone
-	body0 func() (io.ReadCloser, error) // the request's own GetBody (see getBody)
+	// bounded: the base is net/http's *http.Transport, whose request
+	// context bounds the read of a response's body (Request.Context's
+	// documentation), but for a 101's (see read).
+	bounded bool
+	// http1: the request has a body and can go only over HTTP/1 (plain
+	// http through an *http.Transport not set up for unencrypted HTTP/2):
+	// it carries a GetBody, so that net/http sends it again after a
+	// kept-alive connection failed before any byte of it was written
+	// (see getBody). Otherwise it has none (see resend).
+	http1 bool
 
-	mu        sync.Mutex
-	waiter    sync.WaitGroup          // readAsync waits on it for the attempt's end (see waiting)
-	done      chan struct{}           // the context's Done, made when first asked for (unless wrapped)
-	inner     context.Context         // wrapped: a context.WithCancelCause whose Done is the attempt's (see Done)
-	cancelIn  context.CancelCauseFunc // inner's
-	cause     error                   // why the context ended: the call context's cause, or one of the attempt's
-	after     afterFuncs              // what AfterFunc registered (net/http's child context)
-	conn      net.Conn                // of the last request net/http began to send
-	body      io.Closer               // the body being read
-	tries     int32                   // requests net/http began to send (GotConn calls)
-	refused   refusal                 // why a resend was refused (see gotConn)
-	reused    bool                    // the last request's connection had served others before
-	sent      bool                    // the last request may have reached the server (its headers were written)
-	ended     bool                    // the attempt has ended: a body is closed at once
-	expired   bool                    // its time ran out
-	byCall    bool                    // the call's context ended the attempt's
-	composed  bool                    // parent holds the caller's ClientTrace, composed with the attempt's (see ctx)
-	waiting   bool                    // readAsync waits: the attempt's end is to call waiter.Done
-	wrapped   bool                    // the request goes through a RoundTripper other than net/http's *http.Transport
-	afterUsed bool                    // AfterFunc registered a function in after.first (it may have run or been stopped since)
+	mu         sync.Mutex
+	conn       net.Conn // of the last send
+	sends      int      // GotConn calls
+	written    int      // sends that wrote their headers
+	wrote      bool     // the last send wrote its headers, and nothing shows that the server dropped it
+	unproven   int      // earlier sends of which the same holds
+	lastProven bool     // the last send failed in a way that shows the server dropped it unread
+	stopped    bool     // a third send was stopped (see gotConn)
+	answered   bool     // the base has returned: what the trace reports now is not the attempt's
 }
 
-// Causes of an attempt's context's end, other than the call's.
-var (
-	errAttemptTimeout = errors.New("attempt timed out")
-	errAttemptDone    = errors.New("attempt done")
-	errBodyRead       = errors.New("response body read")
-)
-
-// newAttempt starts an attempt whose context is a child of parent, and which
-// ends after timeout (0: only when parent ends).
-func newAttempt(parent context.Context, timeout time.Duration) *attempt {
-	a := &attempt{parent: parent}
-	a.trace.GotConn = a.gotConn
-	a.trace.WroteHeaders = a.wroteHeaders
-	// a.parent is final before anything that may run on another goroutine
-	// (parentDone reads it) is started.
-	if traceKey == nil || httptrace.ContextClientTrace(parent) != nil {
-		a.parent, a.composed = httptrace.WithClientTrace(parent, &a.trace), true
+// newAttempt starts an attempt of t under the call's context call, through
+// base, of a request whose body is body.
+func newAttempt(t *Transport, call context.Context, base http.RoundTripper, body []byte, scheme string) *attempt {
+	a := &attempt{t: t, call: call, base: base, body: body}
+	var ctx context.Context
+	if t.Timeout > 0 {
+		ctx, a.cancel = context.WithTimeoutCause(call, t.Timeout, t.timeout)
+	} else {
+		ctx, a.cancel = context.WithCancel(call)
 	}
-	if parent.Done() != nil {
-		a.stopWait = context.AfterFunc(parent, a.parentDone)
-	}
-	if timeout > 0 {
-		a.timer = time.AfterFunc(timeout, a.timeUp)
-	}
+	a.trace.GotConn, a.trace.WroteHeaders = a.gotConn, a.wroteHeaders
+	a.ctx = httptrace.WithClientTrace(ctx, &a.trace)
+	var nt *http.Transport
+	nt, a.bounded = base.(*http.Transport)
+	a.http1 = body != nil && a.bounded && scheme == "http" && !plainHTTP2(nt)
 	return a
 }
 
-// timeUp runs when the attempt's time runs out. It marks the attempt
-// expired before it cancels it, so that whoever sees the cancellation also
-// sees why.
-func (a *attempt) timeUp() {
+// end ends the attempt's context: net/http's work on its requests stops.
+func (a *attempt) end() { a.cancel() }
+
+// send sends req with header and the attempt's body, and a second time at
+// once when the first send failed in a way that shows the server dropped
+// it unread (see resend); it returns the last send's response or error.
+func (a *attempt) send(req *http.Request, header http.Header) (*http.Response, error) {
+	for i := 0; ; i++ {
+		resp, err := a.base.RoundTrip(a.request(req, header))
+		a.settle()
+		switch {
+		case err == nil && resp == nil:
+			err = errNoResponse
+		case err == nil:
+			return resp, nil
+		case resp != nil && resp.Body != nil:
+			resp.Body.Close() // a RoundTripper that broke its contract
+		}
+		if !a.resend(err) || i > 0 {
+			return nil, err
+		}
+	}
+}
+
+// request returns the request of one send: a copy of req, with the
+// attempt's context, header and a body of its own.
+func (a *attempt) request(req *http.Request, header http.Header) *http.Request {
+	r := req.WithContext(a.ctx)
+	r.Header = header
+	r.Body, r.GetBody, r.ContentLength = nil, nil, 0
+	if a.body != nil {
+		r.Body, r.ContentLength = newBody(a.body), int64(len(a.body))
+		if a.http1 {
+			r.GetBody = a.getBody
+		}
+	}
+	return r
+}
+
+// newBody returns a body that reads data, which nothing may write to.
+// A *bytes.Reader, which net/http knows to be in memory: over HTTP/1 it
+// writes such a body with the headers, where it flushes the headers of any
+// other first, in a write of their own.
+func newBody(data []byte) io.ReadCloser { return io.NopCloser(bytes.NewReader(data)) }
+
+// failure returns the error of an attempt that failed with err: the
+// call's context's error if it has ended, a *TimeoutError if the attempt's
+// time ran out, errResentTwice if a third send was stopped, else err.
+func (a *attempt) failure(err error) error {
 	a.mu.Lock()
-	a.expired = true
+	stopped := a.stopped
 	a.mu.Unlock()
-	a.cancel(errAttemptTimeout)
-	a.end()
-}
-
-// end closes the body being read, if any, and any body watched later.
-func (a *attempt) end() {
-	a.mu.Lock()
-	body := a.body
-	a.body, a.ended = nil, true
-	a.mu.Unlock()
-	if body != nil {
-		body.Close()
-	}
-}
-
-func (a *attempt) timedOut() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.expired
-}
-
-// release stops the timer and the wait for parent, and cancels the
-// attempt's context.
-func (a *attempt) release() {
-	if a.timer != nil {
-		a.timer.Stop()
-	}
-	if a.stopWait != nil {
-		a.stopWait()
-	}
-	a.cancel(errAttemptDone)
-}
-
-// watch makes body the one to close should the attempt end, and reports
-// false if it has ended already.
-func (a *attempt) watch(body io.Closer) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ended {
-		return false
-	}
-	a.body = body
-	return true
-}
-
-// unwatch takes the body back from the attempt: it reports true if the
-// caller is to close it, false if the attempt has closed it or is closing
-// it.
-func (a *attempt) unwatch() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	mine := a.body != nil
-	a.body = nil
-	return mine
-}
-
-// err is the error of a read that the attempt's end may have cut short:
-// the call's context's, or the attempt's timeout; nil if neither ended.
-func (a *attempt) err(parent context.Context) error {
-	if err := parent.Err(); err != nil {
+	switch callErr := a.call.Err(); {
+	case callErr != nil && errors.Is(err, callErr):
 		return err
+	case callErr != nil:
+		return callErr // net/http may return a cause the caller gave, which matches no context error
+	case errors.Is(a.ctx.Err(), context.DeadlineExceeded):
+		return a.t.timeoutError()
+	case stopped:
+		return errResentTwice
 	}
-	if a.timedOut() {
-		return context.DeadlineExceeded
-	}
-	return nil
+	return err
 }
 
-// bufferBody replaces resp.Body by its contents: up to MaxSuccessBody for a
-// 2xx (more is an error), up to MaxErrorBody otherwise (the rest is dropped).
-// A 2xx body that cannot be read whole is an error; any other response keeps
-// what could be read of its body, so that its status is not lost. Should the
-// attempt end first (parent, the call's context, ends, or the attempt's time
-// runs out), the body is closed and the read ends with the context's error,
-// whether or not closing the body interrupts its Read. The original body is
-// closed on every path.
-func (a *attempt) bufferBody(parent context.Context, resp *http.Response) error {
-	body := resp.Body
-	if !a.watch(body) {
-		body.Close()
-		return a.err(parent)
+// timeoutError is the error of an attempt that ran out of time.
+func (t *Transport) timeoutError() error {
+	if t.timeout == nil { // a Transport not made by New
+		return &TimeoutError{Limit: t.Timeout, Source: t.Source}
 	}
-	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
-	limit := int64(MaxErrorBody)
-	if success {
-		limit = MaxSuccessBody
-	}
-	size := int64(512)
-	if resp.ContentLength >= 0 {
-		size = min(resp.ContentLength, limit, maxFirstBuffer) + 1 // +1: room to see EOF
-	}
-	var data []byte
-	var err error
-	if closeInterruptsRead(body) {
-		data, err = readAll(body, size, limit+1) // parentDone or timeUp closes it, should either come first
-	} else {
-		data, err = a.readAsync(body, size, limit+1)
-	}
-	if a.unwatch() {
-		body.Close()
-	}
-	if err != nil {
-		if ctxErr := a.err(parent); ctxErr != nil {
-			return ctxErr
-		}
-		if success {
-			return err
-		}
-	}
-	if int64(len(data)) > limit {
-		if limit == MaxSuccessBody {
-			return ErrBodyTooLarge
-		}
-		data = data[:limit]
-	}
-	a.buf.data, a.buf.cut = data, err
-	resp.Body = &a.buf
-	return nil
+	return t.timeout
 }
 
-// closeInterruptsRead reports whether closing body ends a Read that blocks
-// on it: true of the bodies net/http's own transports return (HTTP/1,
-// HTTP/2, the connection of a 101, gzip), whose Close tears the stream or
-// the connection down. Not of http.ReadResponse's, whose Close waits for
-// the Read. A body from any other RoundTripper is read by readAsync.
-func closeInterruptsRead(body io.Reader) bool {
-	t := reflect.TypeOf(body)
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.PkgPath() != "net/http" {
-		return false
-	}
-	switch t.Name() {
-	case "bodyEOFSignal", "gzipReader", "readWriteCloserBody", "noBody",
-		"http2transportResponseBody", "http2gzipReader":
-		return true
-	}
-	return false
-}
-
-// readAsync reads body as readAll does, in a goroutine of its own, and
-// returns when that read is done or when the attempt ends, whichever comes
-// first. Then it closes the body and leaves the read behind: a body whose
-// Close does not interrupt its Read (an io.NopCloser around a reader that
-// blocks) keeps that goroutine until its Read returns, but not the call.
-//
-// It waits on a WaitGroup rather than on Done, whose channel the attempt
-// makes only for those who ask.
-func (a *attempt) readAsync(body io.Reader, size, max int64) ([]byte, error) {
+// reached reports whether the request of an attempt that failed with err
+// may have reached the server and been processed: a send wrote its
+// headers, and nothing showed that the server dropped it unread; or, through
+// a RoundTripper other than net/http's that reported no send through the
+// trace, anything but a failed dial.
+func (a *attempt) reached(err error) bool {
 	a.mu.Lock()
-	if a.cause == nil {
-		a.waiting = true
-		a.waiter.Add(1)
+	defer a.mu.Unlock()
+	if a.sends == 0 && !a.bounded {
+		return !IsDialError(err)
 	}
-	a.mu.Unlock()
-	go a.readInto(body, size, max)
-	a.waiter.Wait()
-	if a.endedBy() == errBodyRead {
-		return a.buf.data, a.buf.cut
-	}
-	// Close it in a goroutine too: a Close that waits for the Read would
-	// hold the call.
-	a.mu.Lock()
-	watched := a.body
-	a.body, a.ended = nil, true
-	a.mu.Unlock()
-	if watched != nil {
-		go watched.Close()
-	}
-	return nil, errAttemptDone // bufferBody returns the context's error instead
+	return a.wrote || a.unproven > 0
 }
 
-// readInto is readAsync's goroutine. Once readAsync has left the read
-// behind, nothing reads what it writes.
-func (a *attempt) readInto(body io.Reader, size, max int64) {
-	a.buf.data, a.buf.cut = readAll(body, size, max)
-	a.cancel(errBodyRead)
+// refused reports whether every send was dropped unread by the server:
+// the last one failed in a way that shows it, and none before it may have
+// reached the server.
+func (a *attempt) refused() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lastProven && !a.wrote && a.unproven == 0
 }

@@ -4,110 +4,215 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"reflect"
+	"net/url"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/petstore/petstore-go/internal/h2fault"
 	"golang.org/x/net/http2"
 )
 
-// TestAttemptTrace: an attempt's context carries its trace without another
-// context around it, and over a caller's own ClientTrace it calls both.
-func TestAttemptTrace(t *testing.T) {
-	t.Parallel()
-	if traceKey == nil {
-		t.Fatal("httptrace's context key was not learnt")
-	}
-	a := newAttempt(context.Background(), 0)
-	defer a.release()
-	if ctx := a.ctx(); ctx != context.Context(a) || httptrace.ContextClientTrace(ctx) != &a.trace {
-		t.Errorf("ctx() = %v with trace %p; want the attempt itself, with its trace %p", ctx, httptrace.ContextClientTrace(ctx), &a.trace)
-	}
+// ctxSeen is what a RoundTripper saw of its request's context once it
+// ended.
+type ctxSeen struct {
+	Deadline    time.Time
+	HasDeadline bool
+	Err         error
+	Cause       error
+}
 
-	callers := 0
-	parent := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { callers++ },
-	})
-	a = newAttempt(parent, 0)
-	defer a.release()
-	trace := httptrace.ContextClientTrace(a.ctx())
-	if trace == nil || trace.GotConn == nil {
-		t.Fatal("no trace in the attempt's context over a caller's trace")
+// seeCtx waits for ctx to end and returns what it shows.
+func seeCtx(ctx context.Context) ctxSeen {
+	<-ctx.Done()
+	d, ok := ctx.Deadline()
+	return ctxSeen{Deadline: d, HasDeadline: ok, Err: ctx.Err(), Cause: context.Cause(ctx)}
+}
+
+// TestAttemptContext: the context of an attempt's request, as a
+// RoundTripper (or an *http.Transport's Proxy function) sees it: its
+// deadline is the earlier of the call's and the attempt's; once the
+// attempt's time has run out, its Err is DeadlineExceeded and its cause
+// the attempt's *TimeoutError; once the call's context ends, the call's.
+func TestAttemptContext(t *testing.T) {
+	t.Parallel()
+	const limit = 50 * time.Millisecond
+	far := time.Now().Add(time.Hour)
+	errCaller := errors.New("the caller's cause")
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		call    func() (context.Context, context.CancelFunc) // the call's context
+		want    func(call context.Context, start time.Time, got ctxSeen) string
+	}{
+		{"attempt's time runs out", limit, func() (context.Context, context.CancelFunc) {
+			return context.WithDeadline(context.Background(), far)
+		}, func(_ context.Context, start time.Time, got ctxSeen) string {
+			if !got.HasDeadline || got.Deadline.After(start.Add(limit+time.Second)) || got.Deadline.Before(start.Add(limit)) {
+				return "deadline " + got.Deadline.String() + "; want the attempt's"
+			}
+			var te *TimeoutError
+			if got.Err != context.DeadlineExceeded || !errors.As(got.Cause, &te) || te.Limit != limit {
+				return "Err " + errString(got.Err) + ", cause " + errString(got.Cause) + "; want DeadlineExceeded, the attempt's *TimeoutError"
+			}
+			return ""
+		}},
+		{"call's deadline first", time.Hour, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), limit)
+		}, func(call context.Context, _ time.Time, got ctxSeen) string {
+			if d, _ := call.Deadline(); !got.HasDeadline || !got.Deadline.Equal(d) {
+				return "deadline " + got.Deadline.String() + "; want the call's"
+			}
+			if got.Err != context.DeadlineExceeded || got.Cause != context.DeadlineExceeded {
+				return "Err " + errString(got.Err) + ", cause " + errString(got.Cause) + "; want DeadlineExceeded twice"
+			}
+			return ""
+		}},
+		{"call canceled with a cause", time.Hour, func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			return ctx, func() { cancel(errCaller) }
+		}, func(_ context.Context, _ time.Time, got ctxSeen) string {
+			if got.Err != context.Canceled || got.Cause != errCaller {
+				return "Err " + errString(got.Err) + ", cause " + errString(got.Cause) + "; want Canceled, the caller's cause"
+			}
+			return ""
+		}},
 	}
-	trace.GotConn(httptrace.GotConnInfo{})
-	if callers != 1 || a.tries != 1 {
-		t.Errorf("after one GotConn: the caller's hook ran %d times, the attempt's counted %d tries; want 1 and 1", callers, a.tries)
+	for _, tc := range tests {
+		for _, through := range []string{"RoundTripper", "Proxy function"} {
+			t.Run(tc.name+", "+through, func(t *testing.T) {
+				t.Parallel()
+				call, cancel := tc.call()
+				defer cancel()
+				seen := make(chan ctxSeen, 1)
+				out := make(chan struct{})
+				var base http.RoundTripper = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+					close(out)
+					seen <- seeCtx(req.Context())
+					return nil, req.Context().Err()
+				})
+				if through == "Proxy function" {
+					tr := &http.Transport{Proxy: func(req *http.Request) (*url.URL, error) {
+						close(out)
+						seen <- seeCtx(req.Context())
+						return nil, req.Context().Err()
+					}}
+					defer tr.CloseIdleConnections()
+					base = tr
+				}
+				if tc.name == "call canceled with a cause" {
+					go func() { <-out; cancel() }()
+				}
+				tr := New(Transport{User: &http.Client{Transport: base}, Timeout: tc.timeout, Source: "test"})
+				start := time.Now()
+				r := get(call, tr, "http://petstore.test")
+				if problem := tc.want(call, start, <-seen); problem != "" {
+					t.Error(problem)
+				}
+				if r.Err == nil {
+					t.Error("the attempt succeeded")
+				}
+			})
+		}
 	}
 }
 
-// TestResendGate: what an attempt lets net/http resend within it, try by
-// try, as httptrace reports them.
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
+// TestAttemptTrace: an attempt's trace is added to the request's context
+// the documented way, over a trace of the caller's: both hear of the send.
+func TestAttemptTrace(t *testing.T) {
+	t.Parallel()
+	var callers int
+	call := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { callers++ },
+	})
+	var a *attempt
+	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		trace := httptrace.ContextClientTrace(req.Context())
+		if trace == nil || trace.GotConn == nil {
+			t.Fatal("no trace in the request's context")
+		}
+		trace.GotConn(httptrace.GotConnInfo{})
+		return &http.Response{StatusCode: 200, Body: http.NoBody}, nil
+	})
+	a = newAttempt(New(Transport{}), call, rt, nil, "https")
+	defer a.end()
+	req, _ := http.NewRequestWithContext(call, http.MethodGet, "https://petstore.test/v1/pets", nil)
+	if _, err := a.send(req, http.Header{}); err != nil {
+		t.Fatal(err)
+	}
+	if callers != 1 || a.sends != 1 {
+		t.Errorf("after one GotConn: the caller's hook ran %d times, the attempt counted %d sends; want 1 and 1", callers, a.sends)
+	}
+}
+
+// TestResendGate: which sends an attempt lets out, send by send, as the
+// trace reports them: never a third that would write anything.
 func TestResendGate(t *testing.T) {
 	t.Parallel()
-	type try struct {
-		conn   int  // which connection: 1, 2, 3
-		reused bool // GotConnInfo.Reused
-		wrote  bool // WroteHeaders follows
+	type send struct {
+		conn  int  // which connection: 1, 2, 3
+		wrote bool // WroteHeaders follows
 	}
 	tests := []struct {
 		name  string
 		h2    bool // the connections negotiated HTTP/2 over TLS; else HTTP/1
-		tries []try
-		want  error // the attempt's refusal
+		sends []send
+		stop  bool // the last send is stopped
 	}{
-		{"one try", false, []try{{1, false, true}}, nil},
-		{"HTTP/2: resent after nothing was written (an unusable connection)", true, []try{{1, true, false}, {2, false, true}}, nil},
-		{"HTTP/2: resent on the same connection after its headers (REFUSED_STREAM)", true, []try{{1, false, true}, {1, true, true}}, nil},
-		{"HTTP/2: resent on another connection after its headers (PROTOCOL_ERROR, GOAWAY)", true, []try{{1, false, true}, {2, false, true}}, errResentAfterSent},
-		{"HTTP/2: resent after its headers on a reused connection, on another", true, []try{{1, true, true}, {2, false, true}}, errResentAfterSent},
-		{"HTTP/2: resent on the same connection, not reused, after its headers", true, []try{{1, false, true}, {1, false, true}}, errResentAfterSent},
-		{"HTTP/1: resent after a stale keep-alive connection", false, []try{{1, true, true}, {2, false, true}}, nil},
-		{"HTTP/1: resent after a fresh connection failed", false, []try{{1, false, true}, {2, false, true}}, errResentAfterSent},
-		{"a third try, nothing written before", true, []try{{1, true, false}, {2, true, false}, {3, false, false}}, errResentTwice},
-		{"a third try after a REFUSED_STREAM", true, []try{{1, false, true}, {1, true, true}, {1, true, true}}, errResentTwice},
-		{"HTTP/1: a third try after stale connections", false, []try{{1, true, true}, {2, true, true}, {3, false, false}}, errResentTwice},
+		{"one send", false, []send{{1, true}}, false},
+		{"two sends", true, []send{{1, true}, {2, true}}, false},
+		{"two sends and bounces that wrote nothing", true, []send{{1, false}, {2, true}, {2, false}, {3, true}}, false},
+		{"a third send over HTTP/2", true, []send{{1, true}, {1, true}, {1, false}}, true},
+		{"a third send over HTTP/1", false, []send{{1, true}, {2, true}, {3, false}}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			conns := map[int]*closeCounter{}
-			a := newAttempt(context.Background(), 0)
-			defer a.release()
-			for _, tr := range tc.tries {
-				c := conns[tr.conn]
+			a := newAttempt(New(Transport{}), context.Background(), roundTripFunc(nil), nil, "https")
+			defer a.end()
+			for _, s := range tc.sends {
+				c := conns[s.conn]
 				if c == nil {
-					c = &closeCounter{h2: tc.h2}
-					conns[tr.conn] = c
+					c = &closeCounter{}
+					conns[s.conn] = c
 				}
 				var conn net.Conn = c
 				if tc.h2 {
 					conn = h2Conn{c}
 				}
-				a.gotConn(httptrace.GotConnInfo{Conn: conn, Reused: tr.reused})
-				if tr.wrote {
+				a.gotConn(httptrace.GotConnInfo{Conn: conn})
+				if s.wrote {
 					a.wroteHeaders()
 				}
-			}
-			if got := a.refusal(); got != tc.want {
-				t.Errorf("refusal = %v; want %v", got, tc.want)
 			}
 			closed := 0
 			for _, c := range conns {
 				closed += c.closed
 			}
-			cause := a.endedBy()
-			if tc.want == nil && (cause != nil || closed != 0) {
-				t.Errorf("context ended with %v, %d connections closed; want neither", cause, closed)
+			wantClosed := 0
+			if tc.stop && !tc.h2 {
+				wantClosed = 1 // the HTTP/1 connection of the stopped send; others' requests share an HTTP/2 one
 			}
-			wantClosed := 1 // the HTTP/1 connection of the refused try
-			if tc.h2 {
-				wantClosed = 0 // others' requests share it
+			stopped := a.ctx.Err() != nil
+			if stopped != tc.stop || closed != wantClosed {
+				t.Errorf("context ended %v, %d connections closed; want %v and %d", stopped, closed, tc.stop, wantClosed)
 			}
-			if tc.want != nil && (cause != tc.want || closed != wantClosed) {
-				t.Errorf("context ended with %v, %d connections closed; want %v, and %d closed", cause, closed, tc.want, wantClosed)
+			if tc.stop && a.failure(context.Canceled) != errResentTwice {
+				t.Errorf("failure = %v; want errResentTwice", a.failure(context.Canceled))
 			}
 		})
 	}
@@ -116,9 +221,10 @@ func TestResendGate(t *testing.T) {
 // closeCounter is a net.Conn that counts its Close calls.
 type closeCounter struct {
 	net.Conn
-	h2     bool
 	closed int
 }
+
+func (c *closeCounter) Close() error { c.closed++; return nil }
 
 // h2Conn is a connection that negotiated HTTP/2 over TLS.
 type h2Conn struct{ *closeCounter }
@@ -127,168 +233,103 @@ func (h2Conn) ConnectionState() tls.ConnectionState {
 	return tls.ConnectionState{NegotiatedProtocol: "h2"}
 }
 
-func (c *closeCounter) Close() error { c.closed++; return nil }
-
-// TestPlainHTTP2: which transports speak HTTP/2 without TLS.
-func TestPlainHTTP2(t *testing.T) {
+// TestHedgingTransport: a RoundTripper that sends a second copy of a slow
+// request under the same context, and reports it through the trace after
+// it has answered, neither races (under -race) nor fails the attempt.
+func TestHedgingTransport(t *testing.T) {
 	t.Parallel()
-	h2c := &http.Transport{}
-	if p := reflect.ValueOf(h2c).Elem().FieldByName("Protocols"); p.IsValid() { // Go 1.24
-		protocols := reflect.New(p.Type().Elem())
-		protocols.MethodByName("SetUnencryptedHTTP2").Call([]reflect.Value{reflect.ValueOf(true)})
-		p.Set(protocols)
-	} else {
-		h2c = nil // no such setting before Go 1.24
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		trace := httptrace.ContextClientTrace(req.Context())
+		trace.GotConn(httptrace.GotConnInfo{})
+		trace.WroteHeaders()
+		wg.Add(1)
+		go func() { // the hedge, late
+			defer wg.Done()
+			for range 3 {
+				trace.GotConn(httptrace.GotConnInfo{})
+				trace.WroteHeaders()
+			}
+		}()
+		return &http.Response{StatusCode: 200, Body: http.NoBody}, nil
+	})
+	r := get(context.Background(), &Transport{User: &http.Client{Transport: rt}}, "https://petstore.test")
+	if r.Err != nil || r.Status != 200 {
+		t.Errorf("Send = %d, %v; want 200", r.Status, r.Err)
 	}
+}
+
+// TestDroppedUnread: the errors that show the server dropped a request
+// unread, and look-alikes that do not.
+func TestDroppedUnread(t *testing.T) {
+	t.Parallel()
+	wrap := func(cause string) string { return textCannotRetryPrefix + cause + textCannotRetrySuffix }
 	tests := []struct {
-		name string
-		rt   http.RoundTripper
+		err  error
 		want bool
 	}{
-		{"nil", nil, false},
-		{"http.Transport", &http.Transport{}, false},
-		{"the shared transport", Shared(), false},
-		{"x/net's http2.Transport", &http2.Transport{AllowHTTP: true}, true},
-		{"a RoundTripper of the caller's", roundTripFunc(nil), false},
+		{errors.New(wrap(textGoAway)), true},
+		{errors.New(wrap("stream error: stream ID 3; REFUSED_STREAM; received from peer")), true},
+		{errors.New("stream error: stream ID 1; REFUSED_STREAM; received from peer"), true},
+		{&url.Error{Op: "Post", URL: "https://petstore.test/v1/pets", Err: errors.New(textServerClosedIdle)}, true},
+		{errors.New(wrap("stream error: stream ID 3; PROTOCOL_ERROR; received from peer")), false},
+		{errors.New("stream error: stream ID 3; INTERNAL_ERROR; received from peer"), false},
+		{errors.New("stream error: stream ID x; REFUSED_STREAM; received from peer"), false},
+		{errors.New("stream error: stream ID 3; REFUSED_STREAM"), false}, // sent by the client itself
+		{errors.New(wrap(textGoAway) + " and more"), false},
+		{errors.New("http2: server sent GOAWAY and closed the connection; LastStreamID=1, ErrCode=NO_ERROR, debug=\"\""), false},
+		{errors.New("unexpected EOF"), false},
+		{nil, false},
 	}
-	if h2c != nil {
-		tests = append(tests, struct {
-			name string
-			rt   http.RoundTripper
-			want bool
-		}{"http.Transport with unencrypted HTTP/2", h2c, true})
+	var got, want []bool
+	for _, tc := range tests {
+		got, want = append(got, droppedUnread(tc.err)), append(want, tc.want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("droppedUnread, test by test (-want +got):\n%s", diff)
+	}
+}
+
+// TestDroppedUnreadTexts pins droppedUnread to what net/http returns, on
+// the Go that runs the test (CI runs the oldest and the newest): a POST
+// without GetBody over HTTP/2, which a server reads whole and then ends as
+// each case says.
+func TestDroppedUnreadTexts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		end  func(c h2fault.Control)
+		want bool
+	}{
+		{"GOAWAY excluding the stream", func(c h2fault.Control) { c.GoAway(c.StreamID()-2, http2.ErrCodeNo) }, true},
+		{"REFUSED_STREAM", func(c h2fault.Control) { c.ResetStream(http2.ErrCodeRefusedStream) }, true},
+		{"PROTOCOL_ERROR", func(c h2fault.Control) { c.ResetStream(http2.ErrCodeProtocol) }, false},
+		{"INTERNAL_ERROR", func(c h2fault.Control) { c.ResetStream(http2.ErrCodeInternal) }, false},
+		{"GOAWAY including the stream, then the connection closed", func(c h2fault.Control) { c.GoAway(c.StreamID(), http2.ErrCodeNo); c.CloseConn() }, false},
 	}
 	for _, tc := range tests {
-		if got := plainHTTP2(tc.rt); got != tc.want {
-			t.Errorf("%s: plainHTTP2 = %v; want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
-// TestAttemptContext: the attempt is a context whose children (net/http
-// makes one per request) register through its AfterFunc, without a map or a
-// goroutine, and end when the attempt ends: by its own cause, or by the
-// call's context's, whose error it then reports.
-func TestAttemptContext(t *testing.T) {
-	t.Parallel()
-	errCall := errors.New("call ended")
-	parent, cancelParent := context.WithCancelCause(context.Background())
-	a := newAttempt(parent, 0)
-	defer a.release()
-	if a.Err() != nil {
-		t.Fatalf("a new attempt's Err = %v", a.Err())
-	}
-	child, cancelChild := context.WithCancel(a)
-	defer cancelChild()
-	if a.after.first == nil {
-		t.Fatal("a child context did not register through AfterFunc")
-	}
-	second, cancelSecond := context.WithCancel(a)
-	cancelSecond() // stops its AfterFunc
-	if a.after.more == nil || len(*a.after.more) != 1 || (*a.after.more)[0].f != nil {
-		t.Error("a second child that ended is still registered")
-	}
-	if second.Err() != context.Canceled {
-		t.Errorf("second child's Err = %v", second.Err())
-	}
-
-	cancelParent(errCall)
-	<-a.Done()
-	<-child.Done()
-	if a.Err() != context.Canceled || a.endedBy() != errCall || child.Err() != context.Canceled {
-		t.Errorf("after the call's context ended: Err %v, cause %v, child's Err %v; want Canceled, %v, Canceled", a.Err(), a.endedBy(), child.Err(), errCall)
-	}
-	if a.after.first != nil {
-		t.Error("the child's AfterFunc is still registered after it ran")
-	}
-	ran := make(chan struct{})
-	stop := a.AfterFunc(func() { close(ran) })
-	<-ran // runs at once: the attempt has ended
-	if stop() {
-		t.Error("stop reports it stopped a function that has run")
-	}
-}
-
-// TestAttemptContextEnds: an attempt's context ends with its time, with
-// Canceled (the attempt's own reason kept apart), and with a call whose
-// deadline has passed, with DeadlineExceeded; its children end with it.
-func TestAttemptContextEnds(t *testing.T) {
-	t.Parallel()
-	a := newAttempt(context.Background(), 0)
-	child, cancelChild := context.WithCancel(a)
-	defer cancelChild()
-	done := a.Done()
-	a.timeUp()
-	<-done
-	<-child.Done()
-	if a.Err() != context.Canceled || a.endedBy() != errAttemptTimeout || !a.timedOut() {
-		t.Errorf("after its time ran out: Err %v, cause %v, timed out %v", a.Err(), a.endedBy(), a.timedOut())
-	}
-	a.release()
-	if a.endedBy() != errAttemptTimeout {
-		t.Errorf("release changed the cause to %v", a.endedBy())
-	}
-
-	past, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
-	defer cancel()
-	a = newAttempt(past, 0)
-	defer a.release()
-	<-a.Done()
-	if !errors.Is(a.Err(), context.DeadlineExceeded) {
-		t.Errorf("under a call past its deadline: Err = %v; want DeadlineExceeded", a.Err())
-	}
-	if d, ok := a.Deadline(); !ok || !d.Equal(time.Unix(0, 0)) {
-		t.Errorf("Deadline = %v, %v; want the call's", d, ok)
-	}
-}
-
-// TestAttemptContextWrapped: through a RoundTripper other than net/http's,
-// which may wrap the request's context in one of its own before net/http
-// makes its child, that child registers with the attempt's inner context
-// (no goroutine watches the attempt): it ends as the attempt ends, at once,
-// with the attempt's cause.
-func TestAttemptContextWrapped(t *testing.T) {
-	t.Parallel()
-	if cancelKey == nil {
-		t.Fatal("the context package's key was not learnt")
-	}
-	a := newAttempt(context.Background(), 0)
-	a.wrapped = true
-	defer a.release()
-	wrapped := context.WithValue(a.ctx(), ctxKey{}, "wrapped") // as otelhttp's context does
-	child, cancel := context.WithCancel(wrapped)
-	defer cancel()
-	if a.inner == nil {
-		t.Fatal("the attempt made no inner context for a child under a wrapped context")
-	}
-	a.cancel(errAttemptTimeout)
-	if child.Err() != context.Canceled || context.Cause(child) != errAttemptTimeout {
-		t.Errorf("right after the attempt ended: child's Err %v, cause %v; want Canceled, %v", child.Err(), context.Cause(child), errAttemptTimeout)
-	}
-	if a.Err() != context.Canceled {
-		t.Errorf("attempt's Err = %v", a.Err())
-	}
-}
-
-type ctxKey struct{}
-
-// TestAttemptOverTracedContextEndingAtOnce: a call's context that holds a
-// ClientTrace of the caller's and ends as the attempt starts. The attempt's
-// parent, composed with that trace, was once written after the wait for
-// the call's context began, which read it: a race under -race.
-func TestAttemptOverTracedContextEndingAtOnce(t *testing.T) {
-	t.Parallel()
-	for range 200 {
-		ctx, cancel := context.WithCancel(httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{}))
-		go cancel()
-		a := newAttempt(ctx, 0)
-		if httptrace.ContextClientTrace(a.ctx()) == nil {
-			t.Fatal("no trace in the attempt's context over a caller's trace")
-		}
-		<-a.Done() // the call's end ends the attempt's context
-		if err := a.Err(); err != context.Canceled {
-			t.Fatalf("the attempt's Err after the call's context ended: %v; want the call's, Canceled", err)
-		}
-		a.release()
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := h2fault.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				tc.end(w.(h2fault.Control))
+			}))
+			tr := &http.Transport{ForceAttemptHTTP2: true, TLSClientConfig: &tls.Config{RootCAs: h2fault.CertPool()}}
+			defer tr.CloseIdleConnections()
+			req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/pets", strings.NewReader(`{"name":"Rex","categoryId":1}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.GetBody = nil
+			resp, err := tr.RoundTrip(req)
+			if err == nil {
+				resp.Body.Close()
+				t.Fatalf("RoundTrip = %d; want an error", resp.StatusCode)
+			}
+			if got := droppedUnread(err); got != tc.want {
+				t.Errorf("droppedUnread(%q) = %v; want %v", err, got, tc.want)
+			}
+		})
 	}
 }

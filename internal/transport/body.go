@@ -1,10 +1,11 @@
 package transport
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 )
 
 // Limits of what an attempt reads of a response body.
@@ -13,42 +14,95 @@ const (
 	MaxErrorBody   = 64 << 10 // of any other body, the rest is dropped
 )
 
-// bufferedBody is a response body read into memory.
-type bufferedBody struct {
-	data []byte
-	off  int   // of the next Read
-	cut  error // the error that cut a non-2xx body short, if any
-}
-
-func (b *bufferedBody) Read(p []byte) (int, error) {
-	if b.off >= len(b.data) {
-		return 0, io.EOF
-	}
-	n := copy(p, b.data[b.off:])
-	b.off += n
-	return n, nil
-}
-
-func (b *bufferedBody) Close() error { return nil }
-
-// Contents returns what the body of a response from RoundTrip holds,
-// without copying it, and, for a non-2xx body cut short, the error that cut
-// it. Any other body (RoundTrip returns none) is an error.
-func Contents(body io.ReadCloser) ([]byte, error) {
-	if b, ok := body.(*bufferedBody); ok {
-		return b.data, b.cut
-	}
-	return nil, errors.New("response body not read by the SDK's transport")
-}
-
 // ErrBodyTooLarge is a 2xx body over MaxSuccessBody; the retry policy does
 // not retry it.
 var ErrBodyTooLarge = fmt.Errorf("response body exceeds %d MiB", MaxSuccessBody>>20)
 
-// maxFirstBuffer bounds the buffer a Content-Length makes bufferBody start
-// with: beyond it, the buffer grows with the bytes that arrive, so that a
-// server that promises 10 MiB and sends nothing costs next to nothing.
+// maxFirstBuffer bounds the buffer a Content-Length makes read start with:
+// beyond it, the buffer grows with the bytes that arrive, so that a server
+// that promises 10 MiB and sends nothing costs next to nothing.
 const maxFirstBuffer = 32 << 10
+
+// read reads resp's body, up to MaxSuccessBody for a 2xx (more is an
+// error), up to MaxErrorBody otherwise (the rest is dropped), and closes
+// it. A 2xx body that cannot be read whole is an error; any other keeps
+// what could be read of it, and cut says what cut it short, so that its
+// status is not lost. Should the attempt's context end first, the read
+// ends with the context's error, whatever the RoundTripper does (see
+// readApart).
+func (a *attempt) read(resp *http.Response) (body []byte, cut, err error) {
+	if resp.Body == nil {
+		return nil, nil, nil
+	}
+	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	limit := int64(MaxErrorBody)
+	if success {
+		limit = MaxSuccessBody
+	}
+	size := int64(512)
+	if resp.ContentLength >= 0 {
+		size = min(resp.ContentLength, limit, maxFirstBuffer) + 1 // +1: room to see EOF
+	}
+	if a.bounded && resp.StatusCode != http.StatusSwitchingProtocols {
+		// net/http ends the read, and makes Close return at once, when
+		// the request's context ends; but it hands over the connection of
+		// a 101, and stops watching the context.
+		body, err = readAll(resp.Body, size, limit+1)
+		resp.Body.Close()
+	} else {
+		body, err = a.readApart(resp.Body, size, limit+1)
+	}
+	if err != nil {
+		if ctxErr := a.ctx.Err(); ctxErr != nil {
+			return nil, nil, ctxErr
+		}
+		if success {
+			return nil, nil, err
+		}
+	}
+	if int64(len(body)) > limit {
+		if success {
+			return nil, nil, ErrBodyTooLarge
+		}
+		body = body[:limit]
+	}
+	return body, err, nil
+}
+
+// readApart reads body as readAll does, in a goroutine of its own, and
+// closes it there: a body of a RoundTripper other than net/http's, or a
+// 101's, may block in Read whatever the context says, and its Close may
+// wait for that Read, or drain a body without end (http.ReadResponse's
+// does both). When the attempt's context ends first, context.AfterFunc
+// closes the body, and the read and the close are left behind, holding
+// their goroutine but not the call.
+func (a *attempt) readApart(body io.ReadCloser, size, max int64) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	closed := make(chan struct{})
+	stop := context.AfterFunc(a.ctx, func() { body.Close() })
+	go func() {
+		defer close(closed)
+		data, err := readAll(body, size, max)
+		done <- result{data, err}
+		if stop() {
+			body.Close()
+		}
+	}()
+	select {
+	case r := <-done:
+		select {
+		case <-closed:
+		case <-a.ctx.Done(): // a Close that drains without end
+		}
+		return r.data, r.err
+	case <-a.ctx.Done():
+		return nil, a.ctx.Err()
+	}
+}
 
 // errBadRead is a Read that said it read more than it was given, or less
 // than nothing.
@@ -94,15 +148,4 @@ func readAll(r io.Reader, size, max int64) ([]byte, error) {
 			b = append(b, 0)[:len(b)]
 		}
 	}
-}
-
-// NewBody returns the GetBody of a request whose body is data, which
-// nothing may write to: each call returns a new reader over it. RoundTrip
-// sends a request with a GetBody and no Body with a body from GetBody, made
-// afresh for each attempt.
-func NewBody(data []byte) func() (io.ReadCloser, error) {
-	// A *bytes.Reader, which net/http knows to be in memory: it writes
-	// such a body with the headers, where it flushes the headers of any
-	// other first, in a write of their own.
-	return func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 }

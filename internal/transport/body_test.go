@@ -57,18 +57,17 @@ func TestBodyReadEndsWithContext(t *testing.T) {
 			if !tc.timeout {
 				go func() { <-started; cancel() }()
 			}
-			var resp *http.Response
-			var err error
-			wait(t, 10*time.Second, func() { resp, err = get(ctx, tr, base) })
+			var r Result
+			wait(t, 10*time.Second, func() { r = get(ctx, tr, base) })
 			want := context.Canceled
 			if tc.timeout {
 				want = context.DeadlineExceeded
 			}
-			if resp != nil || !errors.Is(err, want) {
-				t.Errorf("Do = %v, %v; want no response and an error that matches %v", resp, err, want)
+			if r.Body != nil || !errors.Is(r.Err, want) {
+				t.Errorf("Send = %q, %v; want no body and an error that matches %v", r.Body, r.Err, want)
 			}
-			if tc.timeout && !errors.As(err, new(*TimeoutError)) {
-				t.Errorf("Do: %v; want a *TimeoutError", err)
+			if tc.timeout && !errors.As(r.Err, new(*TimeoutError)) {
+				t.Errorf("Send: %v; want a *TimeoutError", r.Err)
 			}
 		})
 	}
@@ -81,10 +80,10 @@ func TestMemoryFollowsTheBytes(t *testing.T) {
 	tr := &Transport{User: &http.Client{Transport: canned(200, "["+strings.Repeat(" ", 4<<10), 10<<20, io.ErrUnexpectedEOF)}}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := get(context.Background(), tr, "http://petstore.test")
+	r := get(context.Background(), tr, "http://petstore.test")
 	runtime.ReadMemStats(&after)
-	if !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Fatalf("Do of a body cut short: %v; want io.ErrUnexpectedEOF", err)
+	if !errors.Is(r.Err, io.ErrUnexpectedEOF) {
+		t.Fatalf("Send of a body cut short: %v; want io.ErrUnexpectedEOF", r.Err)
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
 		t.Errorf("an attempt that received 4 KiB of a promised 10 MiB allocated %d bytes; want under 1 MiB", n)
@@ -98,9 +97,9 @@ func TestBodies(t *testing.T) {
 	tests := []struct {
 		name     string
 		rt       http.RoundTripper
-		wantErr  error  // of Do
-		wantBody string // of Contents
-		wantCut  error  // of Contents
+		wantErr  error // Result.Err
+		wantBody string
+		wantCut  error
 	}{
 		{"2xx, exact length", canned(200, `[]`, 2, nil), nil, `[]`, nil},
 		{"2xx, unknown length", canned(200, `[{"id":1}]`, -1, nil), nil, `[{"id":1}]`, nil},
@@ -116,22 +115,18 @@ func TestBodies(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			resp, err := get(context.Background(), &Transport{User: &http.Client{Transport: tc.rt}}, "http://petstore.test")
-			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
-				t.Fatalf("Do: %v; want %v", err, tc.wantErr)
+			r := get(context.Background(), &Transport{User: &http.Client{Transport: tc.rt}}, "http://petstore.test")
+			if !errors.Is(r.Err, tc.wantErr) || (tc.wantErr == nil && r.Err != nil) {
+				t.Fatalf("Send: %v; want %v", r.Err, tc.wantErr)
 			}
-			if err != nil {
+			if r.Err != nil {
 				return
 			}
-			body, cut := Contents(resp.Body)
-			if diff := cmp.Diff(tc.wantBody, string(body)); diff != "" {
-				t.Errorf("Contents (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.wantBody, string(r.Body)); diff != "" {
+				t.Errorf("body (-want +got):\n%s", diff)
 			}
-			if !errors.Is(cut, tc.wantCut) || (tc.wantCut == nil && cut != nil) {
-				t.Errorf("Contents: cut by %v; want %v", cut, tc.wantCut)
-			}
-			if b, _ := io.ReadAll(resp.Body); string(b) != tc.wantBody {
-				t.Errorf("reading the body gave %d bytes; want %d", len(b), len(tc.wantBody))
+			if !errors.Is(r.Cut, tc.wantCut) || (tc.wantCut == nil && r.Cut != nil) {
+				t.Errorf("cut by %v; want %v", r.Cut, tc.wantCut)
 			}
 		})
 	}
@@ -172,11 +167,10 @@ func TestBodyReadEndsWhateverCloseDoes(t *testing.T) {
 			} else {
 				go func() { <-reading; cancel() }()
 			}
-			var resp *http.Response
-			var err error
-			wait(t, 10*time.Second, func() { resp, err = get(ctx, tr, "http://petstore.test") })
-			if resp != nil || !errors.Is(err, want) {
-				t.Errorf("Do = %v, %v; want no response and an error that matches %v", resp, err, want)
+			var r Result
+			wait(t, 10*time.Second, func() { r = get(ctx, tr, "http://petstore.test") })
+			if r.Body != nil || !errors.Is(r.Err, want) {
+				t.Errorf("Send = %q, %v; want no body and an error that matches %v", r.Body, r.Err, want)
 			}
 		})
 	}
@@ -187,23 +181,21 @@ func TestBodyReadEndsWhateverCloseDoes(t *testing.T) {
 				body := io.NopCloser(io.MultiReader(strings.NewReader(`{"code":`), zeroReader{}))
 				return &http.Response{StatusCode: status, Header: http.Header{}, Body: body, ContentLength: -1}, nil
 			})
-			var resp *http.Response
-			var err error
+			var r Result
 			wait(t, 10*time.Second, func() {
-				resp, err = get(context.Background(), &Transport{User: &http.Client{Transport: rt}}, "http://petstore.test")
+				r = get(context.Background(), &Transport{User: &http.Client{Transport: rt}}, "http://petstore.test")
 			})
 			if status == 200 {
-				if !errors.Is(err, io.ErrNoProgress) {
-					t.Errorf("%d: Do = %v, %v; want an error that matches io.ErrNoProgress", status, resp, err)
+				if !errors.Is(r.Err, io.ErrNoProgress) {
+					t.Errorf("%d: Send = %q, %v; want an error that matches io.ErrNoProgress", status, r.Body, r.Err)
 				}
 				continue
 			}
-			if err != nil {
-				t.Fatalf("%d: Do: %v; want the response, its body cut short", status, err)
+			if r.Err != nil {
+				t.Fatalf("%d: Send: %v; want the response, its body cut short", status, r.Err)
 			}
-			body, cut := Contents(resp.Body)
-			if string(body) != `{"code":` || !errors.Is(cut, io.ErrNoProgress) {
-				t.Errorf("%d: Contents = %q, %v; want %q, io.ErrNoProgress", status, body, cut, `{"code":`)
+			if string(r.Body) != `{"code":` || !errors.Is(r.Cut, io.ErrNoProgress) {
+				t.Errorf("%d: Send = %q, %v; want %q, io.ErrNoProgress", status, r.Body, r.Cut, `{"code":`)
 			}
 		}
 	})

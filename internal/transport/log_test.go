@@ -70,8 +70,8 @@ func TestAttemptRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewClient(tr).Do(req); err != nil {
-		t.Fatal(err)
+	if r := tr.Send(req, nil, 1); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	want := records{{
 		"msg": "petstore: attempt", "method": "GET", "host": "petstore.test", "path": "/v1/pets",

@@ -1,113 +1,68 @@
 package transport
 
-// The resend gate: an attempt's httptrace.ClientTrace, which sees each
-// request net/http sends within the attempt, resends included, and lets
-// net/http resend one only when the server cannot have processed it (see
-// gotConn). It exists because net/http resends below the SDK's retry
-// policy, after a stale connection, a RST_STREAM or a GOAWAY, where a POST
-// could be created twice and a failing server flooded.
+// The resend rules. Within one attempt a request is sent at most twice,
+// and a second time only when the server cannot have processed the first
+// send, or, for a request without a body (a GET), whatever the cause.
+//
+// net/http resends by itself, below the SDK: after a kept-alive HTTP/1
+// connection failed, a GET, or a POST of which nothing was written and
+// which has a GetBody; over HTTP/2, after a REFUSED_STREAM, a GOAWAY that
+// excluded the stream, a RST_STREAM(PROTOCOL_ERROR) (which a server may
+// send after processing the request) or an unusable connection, any
+// request whose body it can rewind with GetBody or has not begun to send.
+// Its trace hooks do not say why. So:
+//
+//   - A request with a body carries no GetBody (but see attempt.http1):
+//     net/http then never sends again a body it has begun to send, and its
+//     error names the cause (see droppedUnread). The attempt sends it again
+//     itself, at once, when that cause shows the server dropped it unread;
+//     any other cause counts as "may have been processed".
+//   - The attempt's trace counts the sends (GotConn, WroteHeaders) and
+//     stops a third one that would write anything (see gotConn).
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"reflect"
+	"strings"
 )
 
-// Value returns the attempt's trace for httptrace's key, so that the
-// attempt is a context with a ClientTrace without another allocation, and
-// else what the call's context holds. Over a caller's own ClientTrace (see
-// ctx) it answers from the context httptrace made, whose trace calls the
-// caller's hooks as well as the attempt's.
-func (a *attempt) Value(key any) any {
-	if key == traceKey && traceKey != nil && !a.composed {
-		return &a.trace
-	}
-	if v, ok := a.innerValue(key); ok {
-		return v
-	}
-	return a.parent.Value(key)
-}
+// errResentTwice is the error of an attempt whose third send was stopped.
+// It is a transport error: the retry policy decides on it, with its waits.
+var errResentTwice = errors.New("the request would have been sent a third time within one attempt (the server refused or dropped it twice); not sent")
 
-// traceKey is the key under which httptrace.ContextClientTrace looks up a
-// context's ClientTrace. The key's type is not exported, so it is learnt
-// once, by asking httptrace.WithClientTrace to look up the trace of a
-// context that records the key it is asked for. Should that ever find
-// nothing, wrapTrace adds the trace the documented way instead.
-var traceKey = func() any {
-	var k keyRecorder
-	httptrace.WithClientTrace(&k, &httptrace.ClientTrace{})
-	return k.key
-}()
-
-type keyRecorder struct {
-	context.Context
-	key any
-}
-
-func (k *keyRecorder) Value(key any) any {
-	if k.key == nil {
-		k.key = key
-	}
-	return nil
-}
-
-// ctx returns the context of the attempt's request: the attempt itself.
-// Should traceKey be unknown or the call's context hold a ClientTrace of its
-// own, newAttempt has added the attempt's trace to the call's context the
-// documented way (calling the caller's hooks too), and the attempt answers
-// Value from that context, whose Err, Deadline and Cause are the call's.
-func (a *attempt) ctx() context.Context { return a }
-
-// gotConn runs each time net/http begins to send the attempt's request on
-// a connection (httptrace's GotConn): once, and again whenever net/http
-// resends it within the attempt. One resend is allowed, and only when the
-// server cannot have processed the request:
+// gotConn runs each time the request is about to go out on a connection
+// (httptrace's GotConn): on the attempt's first send, on net/http's
+// resends, on the attempt's own. Once two sends have written their
+// headers, it stops the next one before a byte of it is written: it ends
+// the attempt's context, which HTTP/2 checks before it writes headers, and
+// closes an HTTP/1 connection, which is the request's alone and on which
+// HTTP/1 writes whatever the context says.
 //
-//   - nothing of it was written (an HTTP/2 connection that became
-//     unusable before the request went out);
-//   - over HTTP/1.1, the request went out on a connection that had served
-//     others before, which the server closed: net/http resends only then,
-//     a GET or a POST of which nothing was written (see getBody), as when
-//     a server's keep-alive timeout ends a connection as a request is sent;
-//   - over HTTP/2, the server refused the stream and kept the connection
-//     (REFUSED_STREAM; after a PROTOCOL_ERROR or a GOAWAY net/http takes
-//     another connection, and the SDK cannot tell a GOAWAY that excludes
-//     the request from a reset after processing it).
-//
-// Any other resend is stopped before a byte of it is written: the
-// attempt's context is cancelled, which HTTP/2 checks before it writes
-// headers, and an HTTP/1 connection, which is the request's alone, is
-// closed, as HTTP/1 writes whatever the context says. The attempt then
-// fails with the reason, and the retry policy decides, with its waits.
+// What the trace reports once the base has returned (a hedging
+// RoundTripper may send a copy of the request late) is not counted.
 func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	a.mu.Lock()
-	a.tries++
-	refused := notRefused
-	switch {
-	case a.tries == 1:
-	case a.tries > 2:
-		refused = resentTwice
-	case !a.sent:
-	case a.reused && speaksHTTP1(a.conn, a.base()):
-	case info.Reused && info.Conn == a.conn:
-	default:
-		refused = resentAfterSent
-	}
-	a.conn, a.reused, a.sent = info.Conn, info.Reused, false
-	if a.refused == notRefused {
-		a.refused = refused
-	}
-	a.mu.Unlock()
-	if refused == notRefused {
+	if a.answered {
+		a.mu.Unlock()
 		return
 	}
-	a.cancel(refused.err())
-	if c := info.Conn; c != nil && speaksHTTP1(c, a.base()) {
+	if a.wrote {
+		a.unproven++
+	}
+	a.sends++
+	a.conn, a.wrote, a.lastProven = info.Conn, false, false
+	stop := a.written >= 2
+	a.stopped = a.stopped || stop
+	a.mu.Unlock()
+	if !stop {
+		return
+	}
+	a.cancel()
+	if c := info.Conn; c != nil && !speaksHTTP2(c, a.base) {
 		if tc, ok := c.(*tls.Conn); ok {
 			c = tc.NetConn() // no close_notify: nothing more is written
 		}
@@ -115,113 +70,122 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	}
 }
 
-// base returns the RoundTripper the attempt's request goes through, or nil.
-func (a *attempt) base() http.RoundTripper {
-	if a.t == nil {
-		return nil
-	}
-	return a.t.Base()
-}
-
-// getBody is the GetBody of the attempt's request, which net/http calls to
-// send its body again within the attempt. It refuses once the request may
-// have reached the server, unless over HTTP/1.1, which calls it only when
-// nothing of the request was written.
-func (a *attempt) getBody() (io.ReadCloser, error) {
-	a.mu.Lock()
-	ok := !a.sent || speaksHTTP1(a.conn, a.base())
-	a.mu.Unlock()
-	if !ok || a.body0 == nil {
-		return nil, errBodySent
-	}
-	return a.body0()
-}
-
-// wroteHeaders runs when the request's headers have been written to the
-// connection (httptrace's WroteHeaders): from then on the server may have
-// the request. (HTTP/1 calls it before it flushes them; the attempt then
-// counts them as sent, which may be early, never late.)
+// wroteHeaders runs when a send's headers have been written (httptrace's
+// WroteHeaders): from then on the server may have the request. (HTTP/1
+// calls it before it flushes them, which may be early, never late.)
 func (a *attempt) wroteHeaders() {
 	a.mu.Lock()
-	a.sent = true
+	if !a.answered && !a.wrote {
+		a.wrote = true
+		a.written++
+	}
 	a.mu.Unlock()
 }
 
-// speaksHTTP1 reports whether requests on c, a connection of base, are
-// HTTP/1: a TLS connection that did not negotiate h2, or one without TLS
-// unless base is set up for HTTP/2 without TLS (see plainHTTP2). An HTTP/2
-// connection carries other requests too; an HTTP/1 one, the request's
-// alone.
-func speaksHTTP1(c net.Conn, base http.RoundTripper) bool {
-	if c == nil {
-		return false
-	}
-	if tc, ok := c.(interface{ ConnectionState() tls.ConnectionState }); ok {
-		return tc.ConnectionState().NegotiatedProtocol != "h2"
-	}
-	return !plainHTTP2(base)
+// settle marks the base's return: the trace is no longer the attempt's
+// until resend sends again.
+func (a *attempt) settle() {
+	a.mu.Lock()
+	a.answered = true
+	a.mu.Unlock()
 }
 
-// plainHTTP2 reports whether rt speaks HTTP/2 without TLS: an
-// *http.Transport whose Protocols (Go 1.24) enable unencrypted HTTP/2, or
-// golang.org/x/net/http2's Transport. It looks with reflect, as the SDK
-// supports Go versions without Protocols, and only when a resend is to be
-// decided. A RoundTripper that wraps one of those is taken for HTTP/1.
-func plainHTTP2(rt http.RoundTripper) bool {
-	v := reflect.ValueOf(rt)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+// getBody is the GetBody of a request that can go only over HTTP/1
+// (attempt.http1). net/http calls it for such a request only to send it
+// again after a kept-alive connection failed before any byte of it was
+// written: the server cannot have it.
+func (a *attempt) getBody() (io.ReadCloser, error) {
+	a.mu.Lock()
+	a.wrote = false
+	a.mu.Unlock()
+	return newBody(a.body), nil
+}
+
+// resend reports whether to send the request again after a send failed
+// with err: when the failure shows that the server dropped it unread (the
+// send wrote no header, or err says so, see droppedUnread), the attempt's
+// context has not ended, and fewer than two sends have written their
+// headers.
+func (a *attempt) resend(err error) bool {
+	if a.ctx.Err() != nil {
 		return false
 	}
-	t := v.Elem().Type()
-	switch {
-	case t.PkgPath() == "golang.org/x/net/http2" && t.Name() == "Transport":
-		return true
-	case t == reflect.TypeOf(http.Transport{}):
-		p := v.Elem().FieldByName("Protocols")
-		if !p.IsValid() || p.Kind() != reflect.Pointer || p.IsNil() {
-			return false
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.sends == 0 {
+		return false // no connection was had (a dial failed): the retry policy's to decide, with its waits
+	}
+	if a.wrote && !droppedUnread(err) {
+		return false
+	}
+	a.wrote, a.lastProven = false, true
+	if a.written >= 2 || a.stopped {
+		return false
+	}
+	a.answered = false
+	return true
+}
+
+// The texts of the errors of net/http (and of golang.org/x/net/http2) that
+// show the server dropped a request unread. None of these errors is
+// exported. TestDroppedUnreadTexts pins them, on the oldest and the newest
+// Go that CI runs.
+const (
+	// An HTTP/2 request on a stream above the last stream id of a GOAWAY
+	// (RFC 9113 section 6.8: the server did not process it).
+	textGoAway = "http2: Transport received Server's graceful shutdown GOAWAY"
+	// What net/http's HTTP/2 client returns instead of resending a
+	// request whose body it cannot rewind, around the cause.
+	textCannotRetryPrefix = "http2: Transport: cannot retry err ["
+	textCannotRetrySuffix = "] after Request.Body was written; define Request.GetBody to avoid this error"
+	// An HTTP/2 stream the server refused (RFC 9113 section 8.7: not
+	// processed): "stream error: stream ID 3; REFUSED_STREAM; received from peer".
+	textStreamErrorPrefix = "stream error: stream ID "
+	textRefusedSuffix     = "; REFUSED_STREAM; received from peer"
+	// An HTTP/1 kept-alive connection the server had closed before the
+	// request was handed to it: net/http had closed it, so nothing of the
+	// request was written.
+	textServerClosedIdle = "http: server closed idle connection"
+)
+
+// droppedUnread reports whether err, or an error it wraps, is one of
+// net/http's that show the server dropped the request unread. Anything
+// else, including a text that only looks alike, is "may have been
+// processed": the SDK fails safe.
+func droppedUnread(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		text := err.Error()
+		if inner, ok := strings.CutPrefix(text, textCannotRetryPrefix); ok {
+			if inner, ok = strings.CutSuffix(inner, textCannotRetrySuffix); ok {
+				text = inner
+			}
 		}
-		m := p.MethodByName("UnencryptedHTTP2")
-		if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 || m.Type().Out(0).Kind() != reflect.Bool {
-			return false
+		if text == textGoAway || text == textServerClosedIdle || refusedStream(text) {
+			return true
 		}
-		return m.Call(nil)[0].Bool()
 	}
 	return false
 }
 
-// refusal is why gotConn refused a resend.
-type refusal uint8
-
-const (
-	notRefused      refusal = iota
-	resentAfterSent         // the request may have reached the server
-	resentTwice             // it was resent once already
-)
-
-// The errors of an attempt whose resend was refused. They are transport
-// errors: the retry policy retries a GET after one, with its waits, and
-// never a POST.
-var (
-	errResentAfterSent = errors.New("the server ended the request without an answer after it was sent (a reset stream, a GOAWAY or a closed connection); not sent again within the attempt, as the SDK cannot tell whether the server processed it")
-	errResentTwice     = errors.New("net/http would send the request a third time within one attempt; not sent")
-	errBodySent        = errors.New("the server ended the request without an answer after its body was sent (a reset stream or a GOAWAY); a request with a body is never sent twice")
-)
-
-// err returns the error of an attempt that r ended, or nil.
-func (r refusal) err() error {
-	switch r {
-	case resentAfterSent:
-		return errResentAfterSent
-	case resentTwice:
-		return errResentTwice
+// refusedStream reports whether text is the error of a stream the server
+// refused.
+func refusedStream(text string) bool {
+	id, ok := strings.CutPrefix(text, textStreamErrorPrefix)
+	if !ok {
+		return false
 	}
-	return nil
+	id, ok = strings.CutSuffix(id, textRefusedSuffix)
+	return ok && id != "" && strings.Trim(id, "0123456789") == ""
 }
 
-// refusal returns the error of a resend that was refused, if one was.
-func (a *attempt) refusal() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.refused.err()
+// speaksHTTP2 reports whether c, a connection of base, carries HTTP/2: a
+// TLS connection that negotiated h2, or one without TLS of an
+// *http.Transport set up for unencrypted HTTP/2 (see plainHTTP2). A
+// connection of any other RoundTripper without TLS is taken for HTTP/1.
+func speaksHTTP2(c net.Conn, base http.RoundTripper) bool {
+	if tc, ok := c.(interface{ ConnectionState() tls.ConnectionState }); ok {
+		return tc.ConnectionState().NegotiatedProtocol == "h2"
+	}
+	t, ok := base.(*http.Transport)
+	return ok && plainHTTP2(t)
 }

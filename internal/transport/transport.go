@@ -1,13 +1,14 @@
-// Package transport runs one attempt of a petstore call: it is the
-// http.RoundTripper under go-retryablehttp. Each attempt gets its own time
-// limit, reads the whole response body within that limit (so that a body cut
-// short is a failed attempt the retry policy can see), never reads more than
-// the SDK's size limits, and follows no redirect. Without a user's
-// http.Client, it sends through one pooled transport shared by every Client.
+// Package transport runs one attempt of a petstore call and hands back
+// what it got as a value (see [Result]): the request sent, at most twice
+// (see attempt.go), under a context that carries the attempt's time limit;
+// the whole response body read within that limit, never more than the
+// SDK's size limits. Without a user's http.Client, it sends through one
+// pooled transport shared by every Client.
 //
 // It exists apart from the client so that these rules, the part of the SDK
 // that must hold against a hostile or broken server, can be read and tested
-// as one piece.
+// as one piece. It knows nothing of retries, of the API's operations or of
+// errors for the caller: the packages above it decide from the Result.
 package transport
 
 import (
@@ -23,32 +24,15 @@ import (
 	"github.com/petstore/petstore-go/internal/redact"
 )
 
-// NewClient returns the http.Client that go-retryablehttp sends through: t,
-// and no redirects followed.
-func NewClient(t *Transport) *http.Client {
-	return &http.Client{Transport: t, CheckRedirect: noRedirects}
-}
-
-// Transport is the SDK's http.RoundTripper for one Client. It sends through
-// the user's transport (looked up on every request), bounds each attempt with
-// the timeout, holds net/http to one request per attempt (see
-// attempt.gotConn), and reads the whole body within the attempt: a body cut
-// short is then an attempt that failed, which the retry policy can see. It
-// does not implement CloseIdleConnections, so retryablehttp cannot flush the
-// pool of a transport it does not own.
+// Transport is what every attempt of one Client shares: where it sends,
+// its time limit, its headers and its log. Make it with [New].
 type Transport struct {
 	User     *http.Client     // the user's client (WithHTTPClient), or nil for Shared
 	Timeout  time.Duration    // per attempt; 0: none
 	Source   string           // where Timeout came from, for its error: "WithTimeout", say
 	Logger   *slog.Logger     // one Debug record per attempt; nil: silent
 	Redactor *redact.Redactor // hides the key in what a server chose (the request ids logged)
-
-	// Record, if set, is told what each attempt received, for an
-	// observer: ctx is its request's context, status the response's (0
-	// when none arrived), requestID its request id (see RequestID) with
-	// the key redacted, d the time from sending the request to the end of
-	// reading the response.
-	Record func(ctx context.Context, status int, requestID string, d time.Duration)
+	Timed    bool             // measure Result.Duration even without a Logger (for an observer)
 
 	// Header, if set, returns the header of each attempt's request (body
 	// says whether it has one): a map made once, shared by every attempt,
@@ -63,13 +47,41 @@ type Transport struct {
 	// It is a function, so that printing a Transport never shows what it
 	// sets (the key).
 	Header func(body bool) http.Header
+
+	timeout *TimeoutError // the cause of an attempt's context that ran out of time
 }
 
-// Numbered is a context that knows which attempt of its call its request
-// is, for the Debug record; a request whose context is not is logged as the
-// first.
-type Numbered interface {
-	Attempt() int // 1 for the first attempt
+// New returns a Transport with t's settings.
+func New(t Transport) *Transport {
+	t.timeout = &TimeoutError{Limit: t.Timeout, Source: t.Source}
+	return &t
+}
+
+// Result is what one attempt got: a response (its status, header and body,
+// read into memory), or why it got none.
+type Result struct {
+	Header http.Header // the response's header; nil when none arrived
+	Body   []byte      // the body: up to MaxSuccessBody of a 2xx, MaxErrorBody of any other
+	Cut    error       // what cut a non-2xx body short, if anything did (its Body is what arrived)
+
+	// Err is why the attempt got no usable response: a transport error, a
+	// *TimeoutError, the call's context's error, a 2xx body cut short or
+	// over MaxSuccessBody. Body and Cut are then unset; Status and Header
+	// are those of a response whose body failed.
+	Err error
+
+	Duration time.Duration // from sending the request to the end of reading the response (when measured)
+	Status   int32         // the response's status; 0 when none arrived
+
+	// Reached, with Err, says the request may have reached the server and
+	// been processed: a response arrived, or a send of it wrote its
+	// headers and nothing showed that the server dropped it unread.
+	Reached bool
+	// Refused, with Err, says every send of the request was refused before
+	// the server could process it (REFUSED_STREAM, a GOAWAY that excluded
+	// it, a kept-alive connection the server had closed): a request with a
+	// body may be sent again, as after a failed dial.
+	Refused bool
 }
 
 // RequestID returns the request id of a response with header h: its
@@ -122,103 +134,70 @@ func (t *Transport) Base() http.RoundTripper {
 	return http.DefaultTransport
 }
 
-// RoundTrip runs one attempt. It returns a response whose Body is already
-// read into memory (see Contents), or an error. A request with a GetBody and
-// no Body is sent with a body from GetBody (see NewBody), made afresh for
-// each attempt.
-func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	parent := req.Context()
-	a := newAttempt(parent, t.Timeout)
-	defer a.release()
-	a.t = t
+// Send runs one attempt, number (1 for the first) of its call, of req,
+// whose context is the call's, with body as its body (nil: none), and
+// returns what it got. req is not modified: each send is a copy of it.
+func (t *Transport) Send(req *http.Request, body []byte, number int) Result {
 	base := t.Base()
-	_, netHTTP := base.(*http.Transport)
-	a.wrapped = !netHTTP
-	req = req.WithContext(a.ctx())
-	if req.Body == nil && req.GetBody != nil {
-		body, err := req.GetBody() // see NewBody
-		if err != nil {
-			return nil, err
-		}
-		req.Body = body
-	}
-	hasBody := req.Body != nil && req.Body != http.NoBody
-	if t.Header != nil {
-		req.Header = t.Header(hasBody)
-		if t.User != nil {
-			h := make(http.Header, len(req.Header))
-			maps.Copy(h, req.Header) // the values are not written, but replaced, by Set and Add
-			req.Header = h
-		}
-	}
-	if hasBody && (req.URL.Scheme != "http" || t.User != nil && plainHTTP2(base)) {
-		// net/http sends a body again only through GetBody: over HTTP/2,
-		// after a RST_STREAM or a GOAWAY; the attempt's refuses once the
-		// request may have reached the server. (Over HTTP/1.1 net/http
-		// resends a POST only when nothing of it was written: plain http
-		// keeps the request's own GetBody, and an allocation.)
-		a.body0, req.GetBody = req.GetBody, a.getBody
-	}
+	a := newAttempt(t, req.Context(), base, body, req.URL.Scheme)
+	defer a.end()
+	header := t.header(body != nil)
 	var start time.Time
-	if t.Logger != nil || t.Record != nil {
+	if t.Logger != nil || t.Timed {
 		start = time.Now()
 	}
-	resp, err := base.RoundTrip(req)
-	var status int
-	var header http.Header
-	switch {
-	case err != nil:
-		if resp != nil && resp.Body != nil {
-			resp.Body.Close()
-		}
-		resp = nil
-	case resp == nil:
-		err = errors.New("the http.RoundTripper returned no response and no error")
-	default:
-		status, header = resp.StatusCode, resp.Header
-		if resp.Body == nil {
-			resp.Body = http.NoBody
-		}
-		err = a.bufferBody(parent, resp)
-	}
-	switch refused := a.refusal(); {
-	case refused != nil:
-		err, resp, status, header = refused, nil, 0, nil
-	case err == nil:
-	case a.timedOut() && parent.Err() == nil:
-		err = &TimeoutError{Limit: t.Timeout, Source: t.Source}
-	}
-	if t.Logger != nil || t.Record != nil {
-		t.report(parent, req, status, header, err, time.Since(start))
+	resp, err := a.send(req, header)
+	var r Result
+	if err == nil {
+		r.Status, r.Header = int32(resp.StatusCode), resp.Header
+		r.Body, r.Cut, err = a.read(resp)
 	}
 	if err != nil {
-		return nil, err
+		// A response whose body failed keeps its status and header.
+		r.Body, r.Cut, r.Err = nil, nil, a.failure(err)
+		r.Reached = r.Status != 0 || a.reached(err)
+		r.Refused = r.Status == 0 && a.refused()
 	}
-	return resp, nil
-}
-
-// report logs an attempt that ended with a response of status with header
-// (0 and nil when none arrived) or with err, after d, and records it.
-func (t *Transport) report(parent context.Context, req *http.Request, status int, header http.Header, err error, d time.Duration) {
-	var id string
-	if header != nil {
-		// A server may echo the key (the request's bearer token) here.
-		id = t.Redactor.String(RequestID(header))
+	if !start.IsZero() {
+		r.Duration = time.Since(start)
 	}
 	if t.Logger != nil {
-		number := 1
-		if n, ok := parent.(Numbered); ok {
-			number = n.Attempt()
+		var id string
+		if r.Header != nil {
+			id = t.Redactor.String(RequestID(r.Header)) // a server may echo the key (the bearer token) here
 		}
-		logAttempt(parent, t.Logger, req, number, status, id, err, d)
+		logAttempt(req.Context(), t.Logger, req, number, int(r.Status), id, r.Err, r.Duration)
 	}
-	if t.Record != nil {
-		t.Record(parent, status, id, d)
-	}
+	return r
 }
 
-// TimeoutError is an attempt that ran out of its time (Transport.Timeout).
-// It matches context.DeadlineExceeded, and is a net.Error timeout.
+// header returns the header of an attempt's request (see Header).
+func (t *Transport) header(body bool) http.Header {
+	if t.Header == nil {
+		return http.Header{}
+	}
+	h := t.Header(body)
+	if t.User != nil {
+		h = maps.Clone(h) // the values are not written, but replaced, by Set and Add
+	}
+	return h
+}
+
+// IsDialError reports whether err says that no connection could be made, so
+// that the request cannot have reached the server: a refused or failed dial
+// or a failed DNS lookup.
+func IsDialError(err error) bool {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
+}
+
+// TimeoutError is an attempt that ran out of its time (Transport.Timeout):
+// the cause of its context. It matches context.DeadlineExceeded, and is a
+// net.Error timeout.
 type TimeoutError struct {
 	Limit  time.Duration
 	Source string // where the limit came from, such as "WithTimeout"
@@ -236,8 +215,12 @@ func (e *TimeoutError) Is(target error) bool {
 	return target == context.DeadlineExceeded
 }
 
-// noRedirects makes a 3xx the answer of its attempt. The interface defines
-// no redirect, so the SDK follows none: a 3xx comes back as an APIError, the
+// NoRedirects is the CheckRedirect of the http.Client an attempt runs
+// under: a 3xx is the answer of its attempt. The interface defines no
+// redirect, so the SDK follows none: a 3xx comes back as an APIError, the
 // key never goes to another host, a POST never turns into a GET, and one
 // attempt is one request, which WithTimeout and the logs count.
-func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+func NoRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// errNoResponse is a RoundTripper that broke its contract.
+var errNoResponse = errors.New("the http.RoundTripper returned no response and no error")

@@ -9,13 +9,13 @@ import (
 	"time"
 )
 
-// get sends one GET through t to base.
-func get(ctx context.Context, t *Transport, base string) (*http.Response, error) {
+// get runs one attempt of a GET through t to base.
+func get(ctx context.Context, t *Transport, base string) Result {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/pets", nil)
 	if err != nil {
-		return nil, err
+		panic(err)
 	}
-	return NewClient(t).Do(req)
+	return t.Send(req, nil, 1)
 }
 
 // wait runs f and fails the test if it has not returned within limit: a
@@ -33,7 +33,8 @@ func wait(t *testing.T, limit time.Duration, f func()) {
 
 const upgradeHead = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x-stall\r\nConnection: Upgrade\r\n\r\n"
 
-// TestNoRedirects: a 3xx is the answer of its attempt.
+// TestNoRedirects: a 3xx is the answer of its attempt, and NoRedirects
+// keeps http.Client from following it.
 func TestNoRedirects(t *testing.T) {
 	t.Parallel()
 	var hops int
@@ -41,9 +42,12 @@ func TestNoRedirects(t *testing.T) {
 		hops++
 		return &http.Response{StatusCode: 302, Header: http.Header{"Location": {"https://elsewhere.test/v1/pets"}}, Body: http.NoBody}, nil
 	})
-	resp, err := get(context.Background(), &Transport{User: &http.Client{Transport: rt}}, "https://petstore.test")
-	if err != nil || resp.StatusCode != 302 || hops != 1 {
-		t.Errorf("Do = %v, %v after %d requests; want the 302 after 1", resp, err, hops)
+	r := get(context.Background(), &Transport{User: &http.Client{Transport: rt}}, "https://petstore.test")
+	if r.Err != nil || r.Status != 302 || hops != 1 {
+		t.Errorf("Send = %d, %v after %d requests; want the 302 after 1", r.Status, r.Err, hops)
+	}
+	if err := NoRedirects(nil, nil); err != http.ErrUseLastResponse {
+		t.Errorf("NoRedirects = %v; want http.ErrUseLastResponse", err)
 	}
 }
 
@@ -82,8 +86,8 @@ func TestHeaderShared(t *testing.T) {
 	})
 	tr := &Transport{User: &http.Client{Transport: rt}, Header: header}
 	for range 2 {
-		if _, err := get(context.Background(), tr, "https://petstore.test"); err != nil {
-			t.Fatal(err)
+		if r := get(context.Background(), tr, "https://petstore.test"); r.Err != nil {
+			t.Fatal(r.Err)
 		}
 	}
 	if len(shared) != 1 || len(seen) != 2 || seen[0]["Accept"][0] != "application/json" {
@@ -100,8 +104,8 @@ func TestHeaderShared(t *testing.T) {
 	}}
 	defer writing.CloseIdleConnections()
 	tr = &Transport{User: &http.Client{Transport: writing}, Header: header}
-	if _, err := get(context.Background(), tr, srv.URL); err != nil {
-		t.Fatal(err)
+	if r := get(context.Background(), tr, srv.URL); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	if len(shared) != 1 {
 		t.Errorf("shared header %v after a user's Proxy function wrote to a request; want it unchanged", shared)
