@@ -277,3 +277,31 @@ func TestCallSize(t *testing.T) {
 		t.Errorf("a call is %d bytes; want at most 888, so that it stays in the 896-byte size class", size)
 	}
 }
+
+// idleCloser is a RoundTripper that counts the calls of its
+// CloseIdleConnections, as http.Client.CloseIdleConnections makes them.
+type idleCloser struct {
+	http.RoundTripper
+	closed atomic.Int32
+}
+
+func (c *idleCloser) CloseIdleConnections() { c.closed.Add(1) }
+
+// TestCloseIdleConnectionsOfWithHTTPClient: CloseIdleConnections reaches
+// the transport of the WithHTTPClient client, looked up when it is called.
+// (Over the shared transport, cmd/petstore-fake's TestCloseIdleConnections
+// checks it with goleak against the fake as a process.)
+func TestCloseIdleConnectionsOfWithHTTPClient(t *testing.T) {
+	t.Parallel()
+	hc := &http.Client{Transport: httpmock.NewMockTransport()}
+	c, err := NewClient("k", WithBaseURL(testBase), WithHTTPClient(hc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &idleCloser{RoundTripper: hc.Transport}
+	hc.Transport = rt // after NewClient: the transport is looked up each time
+	c.CloseIdleConnections()
+	if got := rt.closed.Load(); got != 1 {
+		t.Errorf("CloseIdleConnections reached the client's transport %d times, want 1", got)
+	}
+}

@@ -134,6 +134,17 @@ func (t *Transport) Base() http.RoundTripper {
 	return http.DefaultTransport
 }
 
+// CloseIdleConnections closes the idle connections of what the attempts
+// send through: the user's client's transport, as http.Client's
+// CloseIdleConnections does, or Shared.
+func (t *Transport) CloseIdleConnections() {
+	if t.User != nil {
+		t.User.CloseIdleConnections()
+		return
+	}
+	Shared().CloseIdleConnections()
+}
+
 // Send runs one attempt, number (1 for the first) of its call, of req,
 // whose context is the call's, with body as its body (nil: none), and
 // returns what it got. req is not modified: each send is a copy of it.
