@@ -35,19 +35,28 @@ func main() {
 	proto := flag.String("proto", "h2", "h2 (HTTP/2 by ALPN) or h1 (HTTP/1.1 only)")
 	rounds := flag.Int("rounds", 1, "rounds; each runs every client once, in turn")
 	only := flag.String("clients", strings.Join(nginxtest.Clients, ","), "clients to run, comma-separated: default (the SDK's default transport), client (the SDK with WithHTTPClient), nethttp (requests by hand)")
+	keep := flag.Bool("keep", false, "keep the directory with nginx's and the fake's logs, and print its name")
 	flag.Parse()
+	keepDir = *keep
 	if err := run(*calls, *goroutines, *keepalive, *reloads, *proto, *rounds, strings.Split(*only, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "nginxload:", err)
 		os.Exit(1)
 	}
 }
 
+// keepDir is -keep.
+var keepDir bool
+
 func run(calls, goroutines, keepalive, reloads int, proto string, rounds int, only []string) error {
 	dir, err := os.MkdirTemp("", "nginxload")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	if keepDir {
+		fmt.Fprintln(os.Stderr, "nginxload: logs in", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
 	pool, err := nginxtest.WriteCerts(dir)
 	if err != nil {
 		return err
