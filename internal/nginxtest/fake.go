@@ -45,6 +45,7 @@ func StartFake(dir string) (*Fake, error) {
 	}
 	defer logFile.Close() // the child has its own descriptor
 	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+	cmd.SysProcAttr = childAttr()
 	cmd.Stderr = logFile
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -91,7 +91,7 @@ func start(bin, dir string, p Proxy) (*Nginx, error) {
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so that Stop can end the workers too
+	cmd.SysProcAttr = childAttr() // its own process group, so that Stop can end the workers too
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
