@@ -106,6 +106,9 @@ func run(calls, goroutines, keepalive, reloads int, proto string, rounds int, on
 			if sdk, ok := c.(*nginxtest.SDK); ok {
 				a := sdk.Attempts()
 				failed, retries = fmt.Sprint(a.CallsWithFailures), fmt.Sprint(a.Retries)
+				for e, n := range a.Errs {
+					fmt.Fprintf(os.Stderr, "%s: failed attempts: %d× %s\n", name, n, e)
+				}
 			}
 			all := res.Latency[""]
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%v\t%v\t%v\t\n", name, len(all), len(res.Errors), creates, failed, retries,
