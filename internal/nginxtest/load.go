@@ -10,7 +10,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"strconv"
 	"sync"
@@ -279,12 +281,24 @@ func (s *SDK) GetPet(ctx context.Context, id int64) error {
 }
 
 // NetHTTP is a Caller that writes each request by hand and sends it with
-// Client.Do, once: what a user of plain net/http does.
+// Client.Do, once: what a user of plain net/http does. It counts how many
+// times net/http sent each request (httptrace's GotConn, which net/http
+// calls for every send, its own resends included).
 type NetHTTP struct {
 	Client    *http.Client
 	BaseURL   string // ending in /v1
 	Key       string
 	UserAgent string
+
+	mu    sync.Mutex
+	sends map[int]int
+}
+
+// Sends returns how many calls net/http sent once, twice, and so on.
+func (h *NetHTTP) Sends() map[int]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return maps.Clone(h.sends)
 }
 
 // ListPets lists the first 20 animals.
@@ -328,7 +342,17 @@ func (h *NetHTTP) do(ctx context.Context, method, path string, body []byte, v an
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	var sends atomic.Int32
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { sends.Add(1) },
+	}))
 	resp, err := h.Client.Do(req)
+	h.mu.Lock()
+	if h.sends == nil {
+		h.sends = map[int]int{}
+	}
+	h.sends[int(sends.Load())]++
+	h.mu.Unlock()
 	if err != nil {
 		return err
 	}

@@ -262,6 +262,9 @@ func checkRun(t *testing.T, ctx context.Context, fake *nginxtest.Fake, ngx *ngin
 	if len(failed) > 0 {
 		t.Errorf("%d of %d calls failed, want 0:\n%s", len(failed), total, errorSummary(failed))
 	}
+	if h, ok := caller.(*nginxtest.NetHTTP); ok {
+		t.Logf("net/http: calls by the number of times net/http sent them: %v", h.Sends())
+	}
 	if sdk, ok := caller.(*nginxtest.SDK); ok {
 		a := sdk.Attempts()
 		t.Logf("SDK: %d attempts; %d failed or retried (%d retries), in %d calls", a.Attempts, a.Failed, a.Retries, a.CallsWithFailures)

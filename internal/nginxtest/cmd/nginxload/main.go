@@ -110,6 +110,9 @@ func run(calls, goroutines, keepalive, reloads int, proto string, rounds int, on
 					fmt.Fprintf(os.Stderr, "%s: failed attempts: %d× %s\n", name, n, e)
 				}
 			}
+			if h, ok := c.(*nginxtest.NetHTTP); ok {
+				fmt.Fprintf(os.Stderr, "%s: calls by the number of times net/http sent them: %v\n", name, h.Sends())
+			}
 			all := res.Latency[""]
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%v\t%v\t%v\t\n", name, len(all), len(res.Errors), creates, failed, retries,
 				ms(nginxtest.Percentile(all, 50)), ms(nginxtest.Percentile(all, 99)), ms(nginxtest.Percentile(all, 100)))
