@@ -1,0 +1,316 @@
+//go:build unix
+
+package nginxtest_test
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/petstore/petstore-go/internal/nginxtest"
+)
+
+// Tuning of the run; the assertions are counts, whatever the machine's speed.
+const (
+	goroutines        = 64
+	callsPerRun       = 3000            // a third of them CreatePet
+	keepaliveRequests = 50              // nginx rotates a client connection after this many requests
+	liveness          = 5 * time.Minute // a guard against a hang, not a timing expectation
+)
+
+// certDir and caPool are the test CA's, written by TestMain.
+var (
+	certDir string
+	caPool  *x509.CertPool
+)
+
+// TestMain writes the test CA and points SSL_CERT_FILE at it, as a user
+// who trusts a private CA would, before any test runs: Go reads the
+// variable once per process, when a TLS client first needs the system
+// roots, and nothing in this process has made a TLS connection yet.
+// TestBehindNginx checks that the SDK's default transport trusts nginx
+// through it.
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "nginxtest-ca")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if caPool, err = nginxtest.WriteCerts(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	certDir = dir
+	os.Setenv("SSL_CERT_FILE", filepath.Join(dir, nginxtest.CAFile))
+	return m.Run()
+}
+
+// needNginx skips the test where nginx is not installed, unless
+// PETSTORE_NGINX_TEST=required (as in CI), when it fails instead.
+func needNginx(t *testing.T) {
+	t.Helper()
+	_, err := exec.LookPath("nginx")
+	if err != nil {
+		if _, serr := os.Stat("/usr/sbin/nginx"); serr == nil {
+			err = nil
+		}
+	}
+	if err != nil {
+		if os.Getenv("PETSTORE_NGINX_TEST") == "required" {
+			t.Fatalf("nginx is missing, and PETSTORE_NGINX_TEST=required: %v", err)
+		}
+		t.Skipf("nginx is missing (apt-get install nginx-light; PETSTORE_NGINX_TEST=required makes this a failure): %v", err)
+	}
+}
+
+// kinds are the clients of a run, by nginxtest.NewCaller's names.
+var kinds = []struct{ name, kind string }{
+	{"SDK default transport", "default"},
+	{"SDK WithHTTPClient", "client"},
+	{"net/http", "nethttp"},
+}
+
+// protocol is a way to reach nginx.
+type protocol struct {
+	name  string
+	url   string // nginx's base URL for it
+	proto string // the protocol nginx's answers come in
+
+	// postRace: over HTTP/1.1 a reload makes nginx close its idle kept-alive
+	// connections, unread, and a POST that a client wrote into one just then
+	// is lost: the connection ends after the request went out, so neither
+	// net/http nor the SDK can send it again (plain net/http fails those
+	// calls too). There, a failed CreatePet is allowed if the fake did not
+	// store its animal; GETs, which net/http resends, must still all succeed.
+	postRace bool
+}
+
+// TestBehindNginx drives 64 goroutines through nginx, which rotates their
+// connections after every 50 requests and reloads twice during each run,
+// in front of petstore-fake: through the SDK's default transport, through
+// WithHTTPClient and, for comparison, through plain net/http; over HTTP/2
+// and over HTTP/1.1. It counts, as the fake sees them, the animals stored.
+func TestBehindNginx(t *testing.T) {
+	t.Parallel()
+	needNginx(t)
+	ctx, cancel := context.WithTimeout(context.Background(), liveness)
+	defer cancel()
+	dir := t.TempDir()
+
+	fake, err := nginxtest.StartFake(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Stop)
+	ngx, err := nginxtest.Start(dir, nginxtest.Proxy{
+		Certs:             certDir,
+		Upstream:          fake.Addr,
+		KeepaliveRequests: keepaliveRequests,
+		Workers:           2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ngx.Stop()
+		if t.Failed() {
+			t.Log(ngx.LogTail(30))
+		}
+	})
+
+	protocols := []protocol{
+		{name: "HTTP2", url: ngx.H2URL, proto: "HTTP/2.0"},
+		{name: "HTTP1.1", url: ngx.H1URL, proto: "HTTP/1.1", postRace: true},
+	}
+	for _, p := range protocols {
+		checkTrust(t, p.url, fake.Key, p.proto)
+	}
+	for _, p := range protocols {
+		for _, k := range kinds {
+			t.Run(p.name+"/"+k.name, func(t *testing.T) {
+				ua := strings.ToLower(strings.TrimPrefix(p.name, "HTTP")) + "-" + k.kind // e.g. 2-default
+				caller, err := nginxtest.NewCaller(k.kind, p.url, fake.Key, ua, caPool)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := nginxtest.Run(ctx, caller, nginxtest.Load{
+					Goroutines: goroutines,
+					Calls:      callsPerRun,
+					Prefix:     ua,
+					ReloadAt:   []int{callsPerRun / 3, 2 * callsPerRun / 3},
+					Reload:     ngx.Reload,
+				})
+				if ctx.Err() != nil {
+					t.Fatalf("the run did not end within %v", liveness)
+				}
+				checkRun(t, ctx, fake, ngx, caller, res, ua, p)
+			})
+		}
+	}
+}
+
+// checkTrust checks that a client with no RootCAs of its own, as the SDK's
+// default transport, trusts nginx (SSL_CERT_FILE took effect), and that
+// nginx speaks proto there.
+func checkTrust(t *testing.T, baseURL, key, proto string) {
+	t.Helper()
+	tr := &http.Transport{ForceAttemptHTTP2: true} // the system roots: SSL_CERT_FILE
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequest(http.MethodGet, baseURL+"/pets?limit=1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatalf("GET /v1/pets through nginx with the system roots: %v (SSL_CERT_FILE=%s; were the roots read before TestMain set it?)",
+			err, os.Getenv("SSL_CERT_FILE"))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || resp.Proto != proto {
+		t.Fatalf("GET /v1/pets through nginx: %s over %s, want 200 over %s; body %q", resp.Status, resp.Proto, proto, body)
+	}
+}
+
+// checkRun checks a run's counts: no caller error (but see
+// protocol.postRace); for the SDK, failed attempts in at most 1 call in
+// 1,000; every animal the calls created stored once, as the fake counts
+// them, and no other; nginx rotated the connections as configured.
+func checkRun(t *testing.T, ctx context.Context, fake *nginxtest.Fake, ngx *nginxtest.Nginx,
+	caller nginxtest.Caller, res nginxtest.Result, ua string, p protocol) {
+	t.Helper()
+	total := 0
+	for _, n := range res.Calls {
+		total += n
+	}
+	all := res.Latency[""]
+	t.Logf("calls %v; errors %d; reloads %d; latency p50 %v, p99 %v, max %v", res.Calls, len(res.Errors), res.Reloaded,
+		nginxtest.Percentile(all, 50), nginxtest.Percentile(all, 99), nginxtest.Percentile(all, 100))
+
+	traffic, err := ngx.Traffic(ua)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("nginx: %d requests on %d connections (at most %d on one), protocols %v, statuses %v",
+		traffic.Requests, traffic.Connections, traffic.MaxPerConn, traffic.Protocols, traffic.Statuses)
+	// Over HTTP/2 the calls share a few connections, each rotated after
+	// keepaliveRequests; over HTTP/1.1 each goroutine keeps one, and the
+	// reloads replace them.
+	rotated := traffic.MaxPerConn == keepaliveRequests
+	if p.postRace {
+		rotated = traffic.MaxPerConn <= keepaliveRequests && traffic.Connections > goroutines
+	}
+	if traffic.Protocols[p.proto] != traffic.Requests || !rotated || res.Reloaded != 2 || res.ReloadErr != nil {
+		t.Errorf("the run is not the one intended: want every request over %s, connections rotated (after %d requests on HTTP/2), 2 reloads (reload error: %v)",
+			p.proto, keepaliveRequests, res.ReloadErr)
+	}
+
+	pets, err := fake.Pets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]int{}
+	for _, p := range pets {
+		if strings.HasPrefix(p.Name, ua+"-") {
+			stored[p.Name]++
+		}
+	}
+	var twice, lost []string
+	for name, n := range stored {
+		if n > 1 {
+			twice = append(twice, fmt.Sprintf("%s (%d times)", name, n))
+		}
+	}
+	for _, name := range res.Created {
+		if stored[name] == 0 {
+			lost = append(lost, name)
+		}
+	}
+	reached, lostPOSTs := 0, 0
+	var failed []nginxtest.CallError
+	for _, e := range res.Errors {
+		switch {
+		case e.Operation == "CreatePet" && stored[e.Name] > 0:
+			reached++
+			failed = append(failed, e)
+		case e.Operation == "CreatePet" && p.postRace:
+			lostPOSTs++
+		default:
+			failed = append(failed, e)
+		}
+	}
+	t.Logf("fake: %d animals stored by %d successful CreatePet calls; %d of the failed CreatePet calls had stored theirs",
+		len(stored), len(res.Created), reached)
+	if lostPOSTs > 0 {
+		t.Logf("%d CreatePet calls failed on a kept-alive connection that a reload closed, their animals not stored (allowed over HTTP/1.1)", lostPOSTs)
+	}
+	if len(failed) > 0 {
+		t.Errorf("%d of %d calls failed, want 0:\n%s", len(failed), total, errorSummary(failed))
+	}
+	if h, ok := caller.(*nginxtest.NetHTTP); ok {
+		t.Logf("net/http: calls by the number of times net/http sent them: %v", h.Sends())
+	}
+	if sdk, ok := caller.(*nginxtest.SDK); ok {
+		a := sdk.Attempts()
+		t.Logf("SDK: %d attempts; %d failed or retried (%d retries), in %d calls", a.Attempts, a.Failed, a.Retries, a.CallsWithFailures)
+		if (a.CallsWithFailures-lostPOSTs)*1000 > total {
+			t.Errorf("%d of %d calls had an attempt that failed or was retried, want at most 1 in 1,000:\n%s",
+				a.CallsWithFailures-lostPOSTs, total, countSummary(a.Errs))
+		}
+	}
+	slices.Sort(twice)
+	if len(twice) > 0 {
+		t.Errorf("%d animals stored more than once, want 0: %v", len(twice), twice)
+	}
+	if len(stored) != len(res.Created) || len(lost) > 0 {
+		t.Errorf("the fake stored %d animals, the successful CreatePet calls %d; want equal (not stored: %v)",
+			len(stored), len(res.Created), lost)
+	}
+}
+
+// errorSummary lists errors by operation and text, most frequent first.
+func errorSummary(errs []nginxtest.CallError) string {
+	counts := map[string]int{}
+	for _, e := range errs {
+		counts[e.Operation+": "+e.Err.Error()]++
+	}
+	return countSummary(counts)
+}
+
+// countSummary lists counts, most frequent first, at most 10 lines.
+func countSummary(counts map[string]int) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if counts[a] != counts[b] {
+			return counts[b] - counts[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var b strings.Builder
+	for i, k := range keys {
+		if i == 10 {
+			fmt.Fprintf(&b, "  ... and %d more\n", len(keys)-10)
+			break
+		}
+		fmt.Fprintf(&b, "  %5d  %s\n", counts[k], k)
+	}
+	return b.String()
+}
