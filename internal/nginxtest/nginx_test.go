@@ -5,6 +5,7 @@ package nginxtest_test
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/petstore/petstore-go"
 	"github.com/petstore/petstore-go/internal/nginxtest"
 )
 
@@ -23,7 +25,7 @@ import (
 const (
 	goroutines        = 64
 	callsPerRun       = 3000            // a third of them CreatePet
-	keepaliveRequests = 50              // nginx rotates a client connection after this many requests
+	keepaliveRequests = 200             // nginx rotates a client connection after this many requests
 	liveness          = 5 * time.Minute // a guard against a hang, not a timing expectation
 )
 
@@ -139,28 +141,58 @@ func TestBehindNginx(t *testing.T) {
 	for _, p := range protocols {
 		checkTrust(t, p.url, fake.Key, p.proto)
 	}
-	for _, p := range protocols {
-		for _, k := range kinds {
-			t.Run(p.name+"/"+k.name, func(t *testing.T) {
-				ua := strings.ToLower(strings.TrimPrefix(p.name, "HTTP")) + "-" + k.kind // e.g. 2-default
-				caller, err := nginxtest.NewCaller(k.kind, p.url, fake.Key, ua, caPool)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res := nginxtest.Run(ctx, caller, nginxtest.Load{
-					Goroutines: goroutines,
-					Calls:      callsPerRun,
-					Prefix:     ua,
-					ReloadAt:   []int{callsPerRun / 3, 2 * callsPerRun / 3},
-					Reload:     ngx.Reload,
+	for _, sc := range scenarios {
+		for _, p := range protocols {
+			for _, k := range kinds {
+				t.Run(sc.name+"/"+p.name+"/"+k.name, func(t *testing.T) {
+					ua := sc.name + "-" + strings.ToLower(strings.TrimPrefix(p.name, "HTTP")) + "-" + k.kind // e.g. rotation-2-default
+					caller, err := nginxtest.NewCaller(k.kind, p.url, fake.Key, ua, caPool)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var reloadAt []int
+					for i := 1; i <= sc.reloads; i++ {
+						reloadAt = append(reloadAt, i*sc.calls/(sc.reloads+1))
+					}
+					res := nginxtest.Run(ctx, caller, nginxtest.Load{
+						Goroutines: goroutines,
+						Calls:      sc.calls,
+						Prefix:     ua,
+						ReloadAt:   reloadAt,
+						Reload:     ngx.Reload,
+					})
+					if ctx.Err() != nil {
+						t.Fatalf("the run did not end within %v", liveness)
+					}
+					checkRun(t, ctx, fake, ngx, caller, res, ua, p, sc)
 				})
-				if ctx.Err() != nil {
-					t.Fatalf("the run did not end within %v", liveness)
-				}
-				checkRun(t, ctx, fake, ngx, caller, res, ua, p)
-			})
+			}
 		}
 	}
+}
+
+// scenario is what nginx does to the connections during a run.
+type scenario struct {
+	name    string
+	calls   int
+	reloads int // nginx reloads, spread evenly over the run
+}
+
+// scenarios: connection rotation alone, after keepaliveRequests, as nginx
+// does all day; and reloads on top of it. At a reload nginx 1.22 closes
+// idle connections at once (HTTP/1.1 POSTs written into them just then are
+// lost, for every client, see postRace), and its old worker may GOAWAY a
+// connection that a request excluded by another GOAWAY was just sent again
+// on: plain net/http then sends it a third or fourth time, with waits of
+// its own (1 s, 2 s, ...), and the SDK, which sends a request at most twice
+// per attempt (API.md), retries it with its waits. So the bound of 1 call
+// in 1,000 with a failed attempt holds for rotation; across a reload the
+// SDK may retry the calls in flight at it, and no more, and a failed call
+// is only a CreatePet, reported as ErrOutcomeUnknown when the fake stored
+// it.
+var scenarios = []scenario{
+	{name: "rotation", calls: callsPerRun},
+	{name: "reload", calls: callsPerRun / 2, reloads: 2},
 }
 
 // checkTrust checks that a client with no RootCAs of its own, as the SDK's
@@ -192,7 +224,7 @@ func checkTrust(t *testing.T, baseURL, key, proto string) {
 // 1,000; every animal the calls created stored once, as the fake counts
 // them, and no other; nginx rotated the connections as configured.
 func checkRun(t *testing.T, ctx context.Context, fake *nginxtest.Fake, ngx *nginxtest.Nginx,
-	caller nginxtest.Caller, res nginxtest.Result, ua string, p protocol) {
+	caller nginxtest.Caller, res nginxtest.Result, ua string, p protocol, sc scenario) {
 	t.Helper()
 	total := 0
 	for _, n := range res.Calls {
@@ -215,9 +247,12 @@ func checkRun(t *testing.T, ctx context.Context, fake *nginxtest.Fake, ngx *ngin
 	if p.postRace {
 		rotated = traffic.MaxPerConn <= keepaliveRequests && traffic.Connections > goroutines
 	}
-	if traffic.Protocols[p.proto] != traffic.Requests || !rotated || res.Reloaded != 2 || res.ReloadErr != nil {
-		t.Errorf("the run is not the one intended: want every request over %s, connections rotated (after %d requests on HTTP/2), 2 reloads (reload error: %v)",
-			p.proto, keepaliveRequests, res.ReloadErr)
+	if p.postRace && sc.reloads == 0 {
+		rotated = traffic.MaxPerConn <= keepaliveRequests // each goroutine's connection ends after keepaliveRequests
+	}
+	if traffic.Protocols[p.proto] != traffic.Requests || !rotated || res.Reloaded != sc.reloads || res.ReloadErr != nil {
+		t.Errorf("the run is not the one intended: want every request over %s, connections rotated (after %d requests on HTTP/2), %d reloads, got %d (reload error: %v)",
+			p.proto, keepaliveRequests, sc.reloads, res.Reloaded, res.ReloadErr)
 	}
 
 	pets, err := fake.Pets(ctx)
@@ -241,14 +276,19 @@ func checkRun(t *testing.T, ctx context.Context, fake *nginxtest.Fake, ngx *ngin
 			lost = append(lost, name)
 		}
 	}
+	_, isSDK := caller.(*nginxtest.SDK)
 	reached, lostPOSTs := 0, 0
 	var failed []nginxtest.CallError
 	for _, e := range res.Errors {
 		switch {
+		case sc.reloads > 0 && !isSDK:
+			// The comparison client, across a reload: counted, not judged.
 		case e.Operation == "CreatePet" && stored[e.Name] > 0:
 			reached++
-			failed = append(failed, e)
-		case e.Operation == "CreatePet" && p.postRace:
+			if sc.reloads == 0 || !errors.Is(e.Err, petstore.ErrOutcomeUnknown) {
+				failed = append(failed, e)
+			}
+		case e.Operation == "CreatePet" && (p.postRace || sc.reloads > 0):
 			lostPOSTs++
 		default:
 			failed = append(failed, e)
@@ -257,10 +297,14 @@ func checkRun(t *testing.T, ctx context.Context, fake *nginxtest.Fake, ngx *ngin
 	t.Logf("fake: %d animals stored by %d successful CreatePet calls; %d of the failed CreatePet calls had stored theirs",
 		len(stored), len(res.Created), reached)
 	if lostPOSTs > 0 {
-		t.Logf("%d CreatePet calls failed on a kept-alive connection that a reload closed, their animals not stored (allowed over HTTP/1.1)", lostPOSTs)
+		t.Logf("%d CreatePet calls failed on a connection that a reload closed, their animals not stored (allowed across a reload)", lostPOSTs)
+	}
+	if len(res.Errors) > 0 {
+		t.Logf("errors:\n%s", errorSummary(res.Errors))
 	}
 	if len(failed) > 0 {
-		t.Errorf("%d of %d calls failed, want 0:\n%s", len(failed), total, errorSummary(failed))
+		t.Errorf("%d of %d calls failed, want 0 (across a reload, but for a CreatePet whose animal was not stored, or was and whose error is ErrOutcomeUnknown):\n%s",
+			len(failed), total, errorSummary(failed))
 	}
 	if h, ok := caller.(*nginxtest.NetHTTP); ok {
 		t.Logf("net/http: calls by the number of times net/http sent them: %v", h.Sends())
@@ -268,9 +312,13 @@ func checkRun(t *testing.T, ctx context.Context, fake *nginxtest.Fake, ngx *ngin
 	if sdk, ok := caller.(*nginxtest.SDK); ok {
 		a := sdk.Attempts()
 		t.Logf("SDK: %d attempts; %d failed or retried (%d retries), in %d calls", a.Attempts, a.Failed, a.Retries, a.CallsWithFailures)
-		if (a.CallsWithFailures-lostPOSTs)*1000 > total {
-			t.Errorf("%d of %d calls had an attempt that failed or was retried, want at most 1 in 1,000:\n%s",
-				a.CallsWithFailures-lostPOSTs, total, countSummary(a.Errs))
+		bound, want := total/1000, "at most 1 in 1,000"
+		if sc.reloads > 0 {
+			bound, want = goroutines*sc.reloads, fmt.Sprintf("at most the %d calls in flight at the %d reloads", goroutines*sc.reloads, sc.reloads)
+		}
+		if a.CallsWithFailures-lostPOSTs > bound {
+			t.Errorf("%d of %d calls had an attempt that failed or was retried, want %s:\n%s",
+				a.CallsWithFailures-lostPOSTs, total, want, countSummary(a.Errs))
 		}
 	}
 	slices.Sort(twice)

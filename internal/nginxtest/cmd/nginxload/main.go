@@ -8,7 +8,7 @@
 // same kind of transport. Run it from within the repository (it builds
 // cmd/petstore-fake):
 //
-//	go run ./internal/nginxtest/cmd/nginxload [-calls 3000] [-g 64] [-keepalive 50] [-reloads 2] [-proto h2|h1] [-rounds 1]
+//	go run ./internal/nginxtest/cmd/nginxload [-calls 3000] [-g 64] [-keepalive 200] [-reloads 2] [-proto h2|h1] [-rounds 1]
 //
 // Latency is wall-clock time on a shared machine: compare the clients of
 // one run, not runs of different days.
@@ -30,7 +30,7 @@ import (
 func main() {
 	calls := flag.Int("calls", 3000, "calls per client and round")
 	goroutines := flag.Int("g", 64, "goroutines")
-	keepalive := flag.Int("keepalive", 50, "nginx keepalive_requests")
+	keepalive := flag.Int("keepalive", 200, "nginx keepalive_requests")
 	reloads := flag.Int("reloads", 2, "nginx reloads during each client's run")
 	proto := flag.String("proto", "h2", "h2 (HTTP/2 by ALPN) or h1 (HTTP/1.1 only)")
 	rounds := flag.Int("rounds", 1, "rounds; each runs every client once, in turn")
