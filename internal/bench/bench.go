@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/go-cmp/cmp"
 	petstore "github.com/petstore/petstore-go"
@@ -169,10 +171,71 @@ func Handler() http.Handler {
 
 // Client is one client under test: Call[op] makes one call and keeps its
 // result; Result[op] returns that result in the SDK's types, to compare.
+// The result is kept in the Client, so goroutines that call at once each
+// need a Client of their own: see Clone and Run.
 type Client struct {
 	Name   string
 	Call   map[string]func(context.Context) error
 	Result map[string]func() any
+
+	calls func() *Client // makes Call and Result afresh, over the same client
+}
+
+// adapt returns the Client that calls makes, able to Clone itself.
+func adapt(calls func() *Client) *Client {
+	c := calls()
+	c.calls = calls
+	return c
+}
+
+// Clone returns a Client whose calls go through the same client under test
+// (its settings, its connections) and keep their results apart from c's.
+func (c *Client) Clone() *Client { return adapt(c.calls) }
+
+// Split returns g Clients for g goroutines to call at once: c itself when
+// g is 1, else g clones of it.
+func (c *Client) Split(g int) []*Client {
+	if g <= 1 {
+		return []*Client{c}
+	}
+	cs := make([]*Client, g)
+	for i := range cs {
+		cs[i] = c.Clone()
+	}
+	return cs
+}
+
+// Run makes n calls of op in all, each of cs from a goroutine of its own
+// (one Client from the calling goroutine), and returns the first error.
+func Run(ctx context.Context, cs []*Client, op string, n int) error {
+	if len(cs) == 1 {
+		call := cs[0].Call[op]
+		for range n {
+			if err := call(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		next  atomic.Int64
+		first error
+		once  sync.Once
+		wg    sync.WaitGroup
+	)
+	for _, c := range cs {
+		call := c.Call[op]
+		wg.Go(func() {
+			for next.Add(1) <= int64(n) {
+				if err := call(ctx); err != nil {
+					once.Do(func() { first = err })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
 }
 
 // Check makes one call of op and compares its result with the expected one.
@@ -195,11 +258,11 @@ func NewClient(name, baseURL string, hc *http.Client) (*Client, error) {
 		return newSDK(name, baseURL, hc)
 	case "sdk+observer":
 		// The SDK with WithObserver: an observer as a metrics counter is,
-		// counting attempts by status.
-		var attempts [600]int
+		// counting attempts by status (atomically: calls may run at once).
+		var attempts [600]atomic.Int64
 		return newSDK(name, baseURL, hc, petstore.WithObserver(func(_ context.Context, a petstore.Attempt) {
 			if a.Status >= 0 && a.Status < len(attempts) {
-				attempts[a.Status]++
+				attempts[a.Status].Add(1)
 			}
 		}))
 	case "ogen":

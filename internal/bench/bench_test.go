@@ -63,3 +63,32 @@ func TestClients(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentCalls makes every operation of every client from 64
+// goroutines at once over loopback, as cmd/callgrind -g 64 does, and then
+// checks the client's result: under -race it finds any state that the
+// goroutines' calls share (the floor's map of bodies was, and crashed the
+// run with concurrent map writes).
+func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(Handler())
+	defer srv.Close()
+	ctx := context.Background()
+	for _, name := range Clients {
+		t.Run(name, func(t *testing.T) {
+			c, err := Loopback(name, srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := c.Split(64)
+			for _, op := range Ops {
+				if err := Run(ctx, cs, op, 2*len(cs)); err != nil {
+					t.Errorf("%s %s from %d goroutines: %v", name, op, len(cs), err)
+				}
+				if err := c.Check(ctx, op); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+}

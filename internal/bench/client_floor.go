@@ -21,6 +21,12 @@ func newFloor(baseURL string, hc *http.Client) (*Client, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
+	return adapt(func() *Client { return floorCalls(baseURL, hc) }), nil
+}
+
+// floorCalls returns the floor's calls through hc, keeping the bodies they
+// read apart from any other Client's.
+func floorCalls(baseURL string, hc *http.Client) *Client {
 	auth := []string{"Bearer " + Key}
 	newPet := mustJSON(NewPet)
 	bodies := map[string][]byte{}
@@ -82,5 +88,5 @@ func newFloor(baseURL string, hc *http.Client) (*Client, error) {
 			"GetPet":           func() any { return decode("GetPet", new(petstore.Pet)) },
 			OpListPetsNonASCII: func() any { return decode(OpListPetsNonASCII, new([]petstore.Pet)) },
 		},
-	}, nil
+	}
 }

@@ -17,6 +17,11 @@ func newHand(baseURL string, hc *http.Client) (*Client, error) {
 		hc = http.DefaultClient
 	}
 	c := handclient.New(baseURL, Key, hc)
+	return adapt(func() *Client { return handCalls(c) }), nil
+}
+
+// handCalls returns the calls through c, keeping results of their own.
+func handCalls(c *handclient.Client) *Client {
 	var (
 		pets []handclient.Pet
 		pet  *handclient.Pet
@@ -56,5 +61,5 @@ func newHand(baseURL string, hc *http.Client) (*Client, error) {
 
 			OpListPetsNonASCII: func() any { return fromHandPets(pets) },
 		},
-	}, nil
+	}
 }

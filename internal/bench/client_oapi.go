@@ -30,6 +30,11 @@ func newOapi(baseURL string, hc *http.Client) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	return adapt(func() *Client { return oapiCalls(c) }), nil
+}
+
+// oapiCalls returns the calls through c, keeping results of their own.
+func oapiCalls(c *oapiclient.ClientWithResponses) *Client {
 	var (
 		pets []oapiclient.Pet
 		pet  *oapiclient.Pet
@@ -93,5 +98,5 @@ func newOapi(baseURL string, hc *http.Client) (*Client, error) {
 
 			OpListPetsNonASCII: func() any { return fromOapiPets(pets) },
 		},
-	}, nil
+	}
 }

@@ -29,6 +29,11 @@ func newOgen(baseURL string, hc *http.Client) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	return adapt(func() *Client { return ogenCalls(c) }), nil
+}
+
+// ogenCalls returns the calls through c, keeping results of their own.
+func ogenCalls(c *ogenclient.Client) *Client {
 	var (
 		pets *ogenclient.Pets
 		pet  *ogenclient.Pet
@@ -90,5 +95,5 @@ func newOgen(baseURL string, hc *http.Client) (*Client, error) {
 
 			OpListPetsNonASCII: func() any { return fromOgenPets(*pets) },
 		},
-	}, nil
+	}
 }

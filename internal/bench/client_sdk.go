@@ -16,6 +16,11 @@ func newSDK(name, baseURL string, hc *http.Client, extra ...petstore.Option) (*C
 	if err != nil {
 		return nil, err
 	}
+	return adapt(func() *Client { return sdkCalls(name, c) }), nil
+}
+
+// sdkCalls returns the calls through c, keeping results of their own.
+func sdkCalls(name string, c *petstore.Client) *Client {
 	var (
 		pets []petstore.Pet
 		pet  *petstore.Pet
@@ -49,5 +54,5 @@ func newSDK(name, baseURL string, hc *http.Client, extra ...petstore.Option) (*C
 
 			OpListPetsNonASCII: func() any { return pets },
 		},
-	}, nil
+	}
 }

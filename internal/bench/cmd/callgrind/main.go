@@ -20,8 +20,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,14 +45,17 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	call := c.Call[*op]
-	if call == nil {
+	if c.Call[*op] == nil {
 		fmt.Fprintf(os.Stderr, "unknown operation %q\n", *op)
 		os.Exit(2)
 	}
 	ctx := context.Background()
+	callers := c.Split(*g) // a Client per goroutine: each keeps its own result
 	if *g > 1 {
-		run(ctx, call, *g, *g*10) // one connection per goroutine, before measuring
+		// One connection per goroutine, before measuring.
+		if err := bench.Run(ctx, callers, *op, *g*10); err != nil {
+			fail(err)
+		}
 	}
 	if *profile != "" {
 		f, err := os.Create(*profile)
@@ -68,7 +69,7 @@ func main() {
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	cpu0 := cpuTime()
-	if err := run(ctx, call, *g, *n); err != nil {
+	if err := bench.Run(ctx, callers, *op, *n); err != nil {
 		fail(err)
 	}
 	cpu := cpuTime() - cpu0
@@ -82,36 +83,6 @@ func main() {
 			float64(m1.Mallocs-m0.Mallocs)/float64(*n), float64(m1.TotalAlloc-m0.TotalAlloc)/float64(*n),
 			float64(cpu)/float64(*n))
 	}
-}
-
-// run makes n calls from g goroutines, and returns the first error.
-func run(ctx context.Context, call func(context.Context) error, g, n int) error {
-	if g <= 1 {
-		for range n {
-			if err := call(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var next atomic.Int64
-	var first error
-	var once sync.Once
-	var wg sync.WaitGroup
-	for range g {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for next.Add(1) <= int64(n) {
-				if err := call(ctx); err != nil {
-					once.Do(func() { first = err })
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
 }
 
 // cpuTime returns the CPU time the process has used, user and system.
