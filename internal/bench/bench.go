@@ -20,8 +20,14 @@ const Key = "bench-key"
 // Ops are the operations measured, in order.
 var Ops = []string{"ListPets", "CreatePet", "GetPet"}
 
-// Clients are the clients measured, in order.
+// Clients are the clients measured in process, in order.
 var Clients = []string{"floor", "hand", "oapi-codegen", "ogen", "sdk", "sdk+observer"}
+
+// LoopbackClients are the clients measured over loopback, in order: those,
+// and sdk+transport, the SDK through a transport of the caller's. (In
+// process every client sends through the caller's transport, the canned one,
+// so there sdk+transport is sdk.)
+var LoopbackClients = append(Clients[:len(Clients):len(Clients)], "sdk+transport")
 
 // The canned responses and what each client must decode from them.
 var (
@@ -265,6 +271,13 @@ func NewClient(name, baseURL string, hc *http.Client) (*Client, error) {
 				attempts[a.Status].Add(1)
 			}
 		}))
+	case "sdk+transport":
+		// The SDK through WithHTTPClient, as a user who brings a client
+		// would: a plain *http.Transport, cloned from http.DefaultTransport.
+		if hc == nil {
+			hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		}
+		return newSDK(name, baseURL, hc)
 	case "ogen":
 		return newOgen(baseURL, hc)
 	case "oapi-codegen":
@@ -290,11 +303,11 @@ var Pooled = func() *http.Client {
 
 // Loopback returns the named client, sending to the server at url (as
 // http://127.0.0.1:port, without /v1), after checking one call of each
-// operation. The SDK sends through its own shared transport, the others
-// through Pooled.
+// operation. The SDK sends through its own shared transport (sdk+transport
+// through a plain one of its own), the others through Pooled.
 func Loopback(name, url string) (*Client, error) {
 	hc := Pooled
-	if name == "sdk" || name == "sdk+observer" {
+	if name == "sdk" || name == "sdk+observer" || name == "sdk+transport" {
 		hc = nil
 	}
 	c, err := NewClient(name, url+"/v1", hc)

@@ -16,9 +16,13 @@ func BenchmarkClient(b *testing.B) {
 	srv := httptest.NewServer(Handler())
 	defer srv.Close()
 	ctx := context.Background()
-	for _, transport := range []string{"inproc", "loopback"} {
+	for _, tc := range []struct {
+		transport string
+		clients   []string
+	}{{"inproc", Clients}, {"loopback", LoopbackClients}} {
+		transport := tc.transport
 		for _, op := range Ops {
-			for _, name := range Clients {
+			for _, name := range tc.clients {
 				b.Run("transport="+transport+"/op="+op+"/client="+name, func(b *testing.B) {
 					var c *Client
 					var err error
@@ -58,6 +62,8 @@ func TestClients(t *testing.T) {
 		if _, err := InProcess(name); err != nil {
 			t.Error(err)
 		}
+	}
+	for _, name := range LoopbackClients {
 		if _, err := Loopback(name, srv.URL); err != nil {
 			t.Error(err)
 		}
@@ -74,7 +80,7 @@ func TestConcurrentCalls(t *testing.T) {
 	srv := httptest.NewServer(Handler())
 	defer srv.Close()
 	ctx := context.Background()
-	for _, name := range Clients {
+	for _, name := range LoopbackClients {
 		t.Run(name, func(t *testing.T) {
 			c, err := Loopback(name, srv.URL)
 			if err != nil {

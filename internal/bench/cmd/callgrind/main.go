@@ -27,7 +27,7 @@ import (
 )
 
 func main() {
-	client := flag.String("client", "sdk", "client: floor, hand, oapi-codegen, ogen, sdk or sdk+observer")
+	client := flag.String("client", "sdk", "client: floor, hand, oapi-codegen, ogen, sdk, sdk+observer or sdk+transport (over loopback, the SDK through a plain *http.Transport of its own)")
 	op := flag.String("op", "ListPets", "operation: ListPets, CreatePet or GetPet")
 	n := flag.Int("n", 100, "calls")
 	url := flag.String("url", "", "server to call over loopback (cmd/benchserver's URL); empty: in process")
