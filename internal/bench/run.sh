@@ -10,6 +10,9 @@
 # PARTS lists the parts to run (default '1 2 3 4'); OPS, part 3's operations
 # (default 'ListPets CreatePet GetPet ListPetsNonASCII').
 #
+# Where the bytes of a call go: cmd/callgrind -memprofile, a run of N calls
+# against one of 0 (go tool pprof -sample_index=alloc_space -base).
+#
 # 1. go test -bench over an in-process transport (canned responses: only the
 #    client's work counts) and over loopback HTTP, then benchstat with one
 #    column per client.

@@ -33,7 +33,11 @@ func main() {
 	url := flag.String("url", "", "server to call over loopback (cmd/benchserver's URL); empty: in process")
 	g := flag.Int("g", 1, "goroutines making the calls")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the calls measured to this file")
+	memprofile := flag.String("memprofile", "", "write a profile of every allocation to this file (the set-up's too: compare with one of -n 0 as go tool pprof -base)")
 	flag.Parse()
+	if *memprofile != "" {
+		runtime.MemProfileRate = 1
+	}
 
 	var c *bench.Client
 	var err error
@@ -78,10 +82,27 @@ func main() {
 	if err := c.Check(ctx, *op); err != nil {
 		fail(err)
 	}
+	if *memprofile != "" {
+		writeAllocs(*memprofile)
+	}
 	if *n > 0 {
 		fmt.Printf("allocs/op %.1f B/op %.0f cpu-ns/op %.0f\n",
 			float64(m1.Mallocs-m0.Mallocs)/float64(*n), float64(m1.TotalAlloc-m0.TotalAlloc)/float64(*n),
 			float64(cpu)/float64(*n))
+	}
+}
+
+// writeAllocs writes the profile of the allocations made so far to file.
+func writeAllocs(file string) {
+	f, err := os.Create(file)
+	if err != nil {
+		fail(err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		fail(err)
+	}
+	if err := f.Close(); err != nil {
+		fail(err)
 	}
 }
 
