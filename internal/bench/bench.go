@@ -1,20 +1,17 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/go-cmp/cmp"
 	petstore "github.com/petstore/petstore-go"
-	"github.com/petstore/petstore-go/internal/bench/handclient"
-	"github.com/petstore/petstore-go/internal/bench/oapiclient"
-	"github.com/petstore/petstore-go/internal/bench/ogenclient"
 )
 
 // Key is the API key every client sends.
@@ -23,8 +20,14 @@ const Key = "bench-key"
 // Ops are the operations measured, in order.
 var Ops = []string{"ListPets", "CreatePet", "GetPet"}
 
-// Clients are the clients measured, in order.
+// Clients are the clients measured in process, in order.
 var Clients = []string{"floor", "hand", "oapi-codegen", "ogen", "sdk", "sdk+observer"}
+
+// LoopbackClients are the clients measured over loopback, in order: those,
+// and sdk+transport, the SDK through a transport of the caller's. (In
+// process every client sends through the caller's transport, the canned one,
+// so there sdk+transport is sdk.)
+var LoopbackClients = append(Clients[:len(Clients):len(Clients)], "sdk+transport")
 
 // The canned responses and what each client must decode from them.
 var (
@@ -174,10 +177,71 @@ func Handler() http.Handler {
 
 // Client is one client under test: Call[op] makes one call and keeps its
 // result; Result[op] returns that result in the SDK's types, to compare.
+// The result is kept in the Client, so goroutines that call at once each
+// need a Client of their own: see Clone and Run.
 type Client struct {
 	Name   string
 	Call   map[string]func(context.Context) error
 	Result map[string]func() any
+
+	calls func() *Client // makes Call and Result afresh, over the same client
+}
+
+// adapt returns the Client that calls makes, able to Clone itself.
+func adapt(calls func() *Client) *Client {
+	c := calls()
+	c.calls = calls
+	return c
+}
+
+// Clone returns a Client whose calls go through the same client under test
+// (its settings, its connections) and keep their results apart from c's.
+func (c *Client) Clone() *Client { return adapt(c.calls) }
+
+// Split returns g Clients for g goroutines to call at once: c itself when
+// g is 1, else g clones of it.
+func (c *Client) Split(g int) []*Client {
+	if g <= 1 {
+		return []*Client{c}
+	}
+	cs := make([]*Client, g)
+	for i := range cs {
+		cs[i] = c.Clone()
+	}
+	return cs
+}
+
+// Run makes n calls of op in all, each of cs from a goroutine of its own
+// (one Client from the calling goroutine), and returns the first error.
+func Run(ctx context.Context, cs []*Client, op string, n int) error {
+	if len(cs) == 1 {
+		call := cs[0].Call[op]
+		for range n {
+			if err := call(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		next  atomic.Int64
+		first error
+		once  sync.Once
+		wg    sync.WaitGroup
+	)
+	for _, c := range cs {
+		call := c.Call[op]
+		wg.Go(func() {
+			for next.Add(1) <= int64(n) {
+				if err := call(ctx); err != nil {
+					once.Do(func() { first = err })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
 }
 
 // Check makes one call of op and compares its result with the expected one.
@@ -200,13 +264,20 @@ func NewClient(name, baseURL string, hc *http.Client) (*Client, error) {
 		return newSDK(name, baseURL, hc)
 	case "sdk+observer":
 		// The SDK with WithObserver: an observer as a metrics counter is,
-		// counting attempts by status.
-		var attempts [600]int
+		// counting attempts by status (atomically: calls may run at once).
+		var attempts [600]atomic.Int64
 		return newSDK(name, baseURL, hc, petstore.WithObserver(func(_ context.Context, a petstore.Attempt) {
 			if a.Status >= 0 && a.Status < len(attempts) {
-				attempts[a.Status]++
+				attempts[a.Status].Add(1)
 			}
 		}))
+	case "sdk+transport":
+		// The SDK through WithHTTPClient, as a user who brings a client
+		// would: a plain *http.Transport, cloned from http.DefaultTransport.
+		if hc == nil {
+			hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		}
+		return newSDK(name, baseURL, hc)
 	case "ogen":
 		return newOgen(baseURL, hc)
 	case "oapi-codegen":
@@ -217,346 +288,6 @@ func NewClient(name, baseURL string, hc *http.Client) (*Client, error) {
 		return newFloor(baseURL, hc)
 	}
 	return nil, fmt.Errorf("unknown client %q", name)
-}
-
-func newSDK(name, baseURL string, hc *http.Client, extra ...petstore.Option) (*Client, error) {
-	opts := append([]petstore.Option{petstore.WithBaseURL(baseURL)}, extra...)
-	if hc != nil {
-		opts = append(opts, petstore.WithHTTPClient(hc))
-	}
-	c, err := petstore.NewClient(Key, opts...)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		pets []petstore.Pet
-		pet  *petstore.Pet
-		got  *petstore.Pet
-	)
-	return &Client{
-		Name: name,
-		Call: map[string]func(context.Context) error{
-			"ListPets": func(ctx context.Context) (err error) {
-				pets, err = c.ListPets(ctx, petstore.ListPetsParams{Limit: 100})
-				return err
-			},
-			OpListPetsNonASCII: func(ctx context.Context) (err error) {
-				pets, err = c.ListPets(ctx, petstore.ListPetsParams{Limit: 100, Status: petstore.PetStatusAvailable})
-				return err
-			},
-			"CreatePet": func(ctx context.Context) (err error) {
-				pet, err = c.CreatePet(ctx, NewPet)
-				return err
-			},
-			"GetPet": func(ctx context.Context) (err error) {
-				//lint:ignore SA1019 the deprecated operation is measured too
-				got, err = c.GetPet(ctx, 42)
-				return err
-			},
-		},
-		Result: map[string]func() any{
-			"ListPets":  func() any { return pets },
-			"CreatePet": func() any { return *pet },
-			"GetPet":    func() any { return *got },
-
-			OpListPetsNonASCII: func() any { return pets },
-		},
-	}, nil
-}
-
-// bearer is ogen's security source.
-type bearer struct{}
-
-func (bearer) BearerAuth(context.Context, ogenclient.OperationName) (ogenclient.BearerAuth, error) {
-	return ogenclient.BearerAuth{Token: Key}, nil
-}
-
-func fromOgen(p ogenclient.Pet) petstore.Pet {
-	return petstore.Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryId, Status: petstore.PetStatus(p.Status.Or(""))}
-}
-
-func newOgen(baseURL string, hc *http.Client) (*Client, error) {
-	var opts []ogenclient.ClientOption
-	if hc != nil {
-		opts = append(opts, ogenclient.WithClient(hc))
-	}
-	c, err := ogenclient.NewClient(baseURL, bearer{}, opts...)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		pets *ogenclient.Pets
-		pet  *ogenclient.Pet
-		got  *ogenclient.Pet
-	)
-	newPet := &ogenclient.NewPet{Name: NewPet.Name, CategoryId: NewPet.CategoryID, Status: ogenclient.NewOptPetStatus(ogenclient.PetStatus(NewPet.Status))}
-	return &Client{
-		Name: "ogen",
-		Call: map[string]func(context.Context) error{
-			"ListPets": func(ctx context.Context) error {
-				res, err := c.ListPets(ctx, ogenclient.ListPetsParams{Limit: ogenclient.NewOptInt(100)})
-				if err != nil {
-					return err
-				}
-				var ok bool
-				if pets, ok = res.(*ogenclient.Pets); !ok {
-					return fmt.Errorf("response %T", res)
-				}
-				return nil
-			},
-			OpListPetsNonASCII: func(ctx context.Context) error {
-				res, err := c.ListPets(ctx, ogenNonASCIIParams)
-				return ogenPets(res, err, &pets)
-			},
-			"CreatePet": func(ctx context.Context) error {
-				res, err := c.CreatePet(ctx, newPet)
-				if err != nil {
-					return err
-				}
-				var ok bool
-				if pet, ok = res.(*ogenclient.Pet); !ok {
-					return fmt.Errorf("response %T", res)
-				}
-				return nil
-			},
-			"GetPet": func(ctx context.Context) error {
-				//lint:ignore SA1019 the deprecated operation is measured too
-				res, err := c.GetPet(ctx, ogenclient.GetPetParams{PetId: 42})
-				if err != nil {
-					return err
-				}
-				var ok bool
-				if got, ok = res.(*ogenclient.Pet); !ok {
-					return fmt.Errorf("response %T", res)
-				}
-				return nil
-			},
-		},
-		Result: map[string]func() any{
-			"ListPets": func() any {
-				out := make([]petstore.Pet, len(*pets))
-				for i, p := range *pets {
-					out[i] = fromOgen(p)
-				}
-				return out
-			},
-			"CreatePet": func() any { return fromOgen(*pet) },
-			"GetPet":    func() any { return fromOgen(*got) },
-
-			OpListPetsNonASCII: func() any { return fromOgenPets(*pets) },
-		},
-	}, nil
-}
-
-func fromOapi(p oapiclient.Pet) petstore.Pet {
-	out := petstore.Pet{ID: p.Id, Name: p.Name, CategoryID: p.CategoryId}
-	if p.Status != nil {
-		out.Status = petstore.PetStatus(*p.Status)
-	}
-	return out
-}
-
-func newOapi(baseURL string, hc *http.Client) (*Client, error) {
-	auth := []string{"Bearer " + Key}
-	opts := []oapiclient.ClientOption{oapiclient.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-		req.Header["Authorization"] = auth
-		return nil
-	})}
-	if hc != nil {
-		opts = append(opts, oapiclient.WithHTTPClient(hc))
-	}
-	c, err := oapiclient.NewClientWithResponses(baseURL, opts...)
-	if err != nil {
-		return nil, err
-	}
-	var (
-		pets []oapiclient.Pet
-		pet  *oapiclient.Pet
-		got  *oapiclient.Pet
-	)
-	limit := 100
-	status := oapiclient.PetStatus(NewPet.Status)
-	body := oapiclient.NewPet{Name: NewPet.Name, CategoryId: NewPet.CategoryID, Status: &status}
-	return &Client{
-		Name: "oapi-codegen",
-		Call: map[string]func(context.Context) error{
-			"ListPets": func(ctx context.Context) error {
-				res, err := c.ListPetsWithResponse(ctx, &oapiclient.ListPetsParams{Limit: &limit})
-				if err != nil {
-					return err
-				}
-				if res.JSON200 == nil {
-					return fmt.Errorf("status %d", res.StatusCode())
-				}
-				pets = *res.JSON200
-				return nil
-			},
-			OpListPetsNonASCII: func(ctx context.Context) error {
-				res, err := c.ListPetsWithResponse(ctx, oapiNonASCIIParams())
-				return oapiPets(res, err, &pets)
-			},
-			"CreatePet": func(ctx context.Context) error {
-				res, err := c.CreatePetWithResponse(ctx, body)
-				if err != nil {
-					return err
-				}
-				if res.JSON201 == nil {
-					return fmt.Errorf("status %d", res.StatusCode())
-				}
-				pet = res.JSON201
-				return nil
-			},
-			"GetPet": func(ctx context.Context) error {
-				//lint:ignore SA1019 the deprecated operation is measured too
-				res, err := c.GetPetWithResponse(ctx, 42)
-				if err != nil {
-					return err
-				}
-				if res.JSON200 == nil {
-					return fmt.Errorf("status %d", res.StatusCode())
-				}
-				got = res.JSON200
-				return nil
-			},
-		},
-		Result: map[string]func() any{
-			"ListPets": func() any {
-				out := make([]petstore.Pet, len(pets))
-				for i, p := range pets {
-					out[i] = fromOapi(p)
-				}
-				return out
-			},
-			"CreatePet": func() any { return fromOapi(*pet) },
-			"GetPet":    func() any { return fromOapi(*got) },
-
-			OpListPetsNonASCII: func() any { return fromOapiPets(pets) },
-		},
-	}, nil
-}
-
-func fromHand(p handclient.Pet) petstore.Pet {
-	return petstore.Pet{ID: p.ID, Name: p.Name, CategoryID: p.CategoryID, Status: petstore.PetStatus(p.Status)}
-}
-
-func newHand(baseURL string, hc *http.Client) (*Client, error) {
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	c := handclient.New(baseURL, Key, hc)
-	var (
-		pets []handclient.Pet
-		pet  *handclient.Pet
-		got  *handclient.Pet
-	)
-	np := handclient.NewPet{Name: NewPet.Name, CategoryID: NewPet.CategoryID, Status: string(NewPet.Status)}
-	return &Client{
-		Name: "hand",
-		Call: map[string]func(context.Context) error{
-			"ListPets": func(ctx context.Context) (err error) {
-				pets, err = c.ListPets(ctx, 100)
-				return err
-			},
-			OpListPetsNonASCII: func(ctx context.Context) (err error) {
-				pets, err = c.ListPetsByStatus(ctx, 100, "available")
-				return err
-			},
-			"CreatePet": func(ctx context.Context) (err error) {
-				pet, err = c.CreatePet(ctx, np)
-				return err
-			},
-			"GetPet": func(ctx context.Context) (err error) {
-				got, err = c.GetPet(ctx, 42)
-				return err
-			},
-		},
-		Result: map[string]func() any{
-			"ListPets": func() any {
-				out := make([]petstore.Pet, len(pets))
-				for i, p := range pets {
-					out[i] = fromHand(p)
-				}
-				return out
-			},
-			"CreatePet": func() any { return fromHand(*pet) },
-			"GetPet":    func() any { return fromHand(*got) },
-
-			OpListPetsNonASCII: func() any { return fromHandPets(pets) },
-		},
-	}, nil
-}
-
-// newFloor returns the floor: what any client of this API must do, and
-// nothing more. A request out (the URL, headers and CreatePet's body made
-// once), http.Client.Do, the body read; nothing encoded or decoded per call,
-// no retry, no time limit. Its Result decodes the last body with
-// encoding/json, outside the calls measured.
-func newFloor(baseURL string, hc *http.Client) (*Client, error) {
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	auth := []string{"Bearer " + Key}
-	newPet := mustJSON(NewPet)
-	bodies := map[string][]byte{}
-	do := func(ctx context.Context, op, method, url string, body []byte, want int) error {
-		var r io.Reader
-		if body != nil {
-			r = bytes.NewReader(body)
-		}
-		req, err := http.NewRequestWithContext(ctx, method, url, r)
-		if err != nil {
-			return err
-		}
-		req.Header["Authorization"] = auth
-		req.Header["Accept"] = jsonType
-		if body != nil {
-			req.Header["Content-Type"] = jsonType
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			return err
-		}
-		data, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return err
-		}
-		if resp.StatusCode != want {
-			return fmt.Errorf("%s %s: status %d", method, url, resp.StatusCode)
-		}
-		bodies[op] = data
-		return nil
-	}
-	listURL, petsURL, petURL := baseURL+"/pets?limit=100", baseURL+"/pets", baseURL+"/pets/42"
-	decode := func(op string, v any) any {
-		if err := json.Unmarshal(bodies[op], v); err != nil {
-			return err
-		}
-		return reflect.ValueOf(v).Elem().Interface()
-	}
-	return &Client{
-		Name: "floor",
-		Call: map[string]func(context.Context) error{
-			"ListPets": func(ctx context.Context) error {
-				return do(ctx, "ListPets", http.MethodGet, listURL, nil, http.StatusOK)
-			},
-			"CreatePet": func(ctx context.Context) error {
-				return do(ctx, "CreatePet", http.MethodPost, petsURL, newPet, http.StatusCreated)
-			},
-			"GetPet": func(ctx context.Context) error {
-				return do(ctx, "GetPet", http.MethodGet, petURL, nil, http.StatusOK)
-			},
-			OpListPetsNonASCII: func(ctx context.Context) error {
-				return do(ctx, OpListPetsNonASCII, http.MethodGet, listURL+"&status=available", nil, http.StatusOK)
-			},
-		},
-		Result: map[string]func() any{
-			"ListPets":         func() any { return decode("ListPets", new([]petstore.Pet)) },
-			"CreatePet":        func() any { return decode("CreatePet", new(petstore.Pet)) },
-			"GetPet":           func() any { return decode("GetPet", new(petstore.Pet)) },
-			OpListPetsNonASCII: func() any { return decode(OpListPetsNonASCII, new([]petstore.Pet)) },
-		},
-	}, nil
 }
 
 // Pooled is the http.Client of every client but the SDK's over loopback:
@@ -572,11 +303,11 @@ var Pooled = func() *http.Client {
 
 // Loopback returns the named client, sending to the server at url (as
 // http://127.0.0.1:port, without /v1), after checking one call of each
-// operation. The SDK sends through its own shared transport, the others
-// through Pooled.
+// operation. The SDK sends through its own shared transport (sdk+transport
+// through a plain one of its own), the others through Pooled.
 func Loopback(name, url string) (*Client, error) {
 	hc := Pooled
-	if name == "sdk" || name == "sdk+observer" {
+	if name == "sdk" || name == "sdk+observer" || name == "sdk+transport" {
 		hc = nil
 	}
 	c, err := NewClient(name, url+"/v1", hc)

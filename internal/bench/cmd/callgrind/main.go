@@ -20,8 +20,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,13 +27,17 @@ import (
 )
 
 func main() {
-	client := flag.String("client", "sdk", "client: floor, hand, oapi-codegen, ogen, sdk or sdk+observer")
+	client := flag.String("client", "sdk", "client: floor, hand, oapi-codegen, ogen, sdk, sdk+observer or sdk+transport (over loopback, the SDK through a plain *http.Transport of its own)")
 	op := flag.String("op", "ListPets", "operation: ListPets, CreatePet or GetPet")
 	n := flag.Int("n", 100, "calls")
 	url := flag.String("url", "", "server to call over loopback (cmd/benchserver's URL); empty: in process")
 	g := flag.Int("g", 1, "goroutines making the calls")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the calls measured to this file")
+	memprofile := flag.String("memprofile", "", "write a profile of every allocation to this file (the set-up's too: compare with one of -n 0 as go tool pprof -base)")
 	flag.Parse()
+	if *memprofile != "" {
+		runtime.MemProfileRate = 1
+	}
 
 	var c *bench.Client
 	var err error
@@ -47,14 +49,17 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	call := c.Call[*op]
-	if call == nil {
+	if c.Call[*op] == nil {
 		fmt.Fprintf(os.Stderr, "unknown operation %q\n", *op)
 		os.Exit(2)
 	}
 	ctx := context.Background()
+	callers := c.Split(*g) // a Client per goroutine: each keeps its own result
 	if *g > 1 {
-		run(ctx, call, *g, *g*10) // one connection per goroutine, before measuring
+		// One connection per goroutine, before measuring.
+		if err := bench.Run(ctx, callers, *op, *g*10); err != nil {
+			fail(err)
+		}
 	}
 	if *profile != "" {
 		f, err := os.Create(*profile)
@@ -68,7 +73,7 @@ func main() {
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	cpu0 := cpuTime()
-	if err := run(ctx, call, *g, *n); err != nil {
+	if err := bench.Run(ctx, callers, *op, *n); err != nil {
 		fail(err)
 	}
 	cpu := cpuTime() - cpu0
@@ -77,6 +82,9 @@ func main() {
 	if err := c.Check(ctx, *op); err != nil {
 		fail(err)
 	}
+	if *memprofile != "" {
+		writeAllocs(*memprofile)
+	}
 	if *n > 0 {
 		fmt.Printf("allocs/op %.1f B/op %.0f cpu-ns/op %.0f\n",
 			float64(m1.Mallocs-m0.Mallocs)/float64(*n), float64(m1.TotalAlloc-m0.TotalAlloc)/float64(*n),
@@ -84,34 +92,18 @@ func main() {
 	}
 }
 
-// run makes n calls from g goroutines, and returns the first error.
-func run(ctx context.Context, call func(context.Context) error, g, n int) error {
-	if g <= 1 {
-		for range n {
-			if err := call(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
+// writeAllocs writes the profile of the allocations made so far to file.
+func writeAllocs(file string) {
+	f, err := os.Create(file)
+	if err != nil {
+		fail(err)
 	}
-	var next atomic.Int64
-	var first error
-	var once sync.Once
-	var wg sync.WaitGroup
-	for range g {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for next.Add(1) <= int64(n) {
-				if err := call(ctx); err != nil {
-					once.Do(func() { first = err })
-					return
-				}
-			}
-		}()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		fail(err)
 	}
-	wg.Wait()
-	return first
+	if err := f.Close(); err != nil {
+		fail(err)
+	}
 }
 
 // cpuTime returns the CPU time the process has used, user and system.
