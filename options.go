@@ -83,7 +83,9 @@ func WithBaseURL(u string) Option {
 // SDK counts, through net/http's httptrace, every request sent with an
 // attempt's context, to let net/http resend it at most once: a Transport
 // that sends other requests of its own (to fetch a token, say) should give
-// them a context of their own.
+// them a context of their own. Like any RoundTripper, the Transport must
+// not modify the request it is handed, nor must an *http.Transport's Proxy
+// function: the SDK shares one header map among the requests of a Client.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) { c.httpClient, c.httpSet = hc, true }
 }
