@@ -161,10 +161,11 @@ func (a *attempt) reached(err error) bool {
 }
 
 // refused reports whether every send was dropped unread by the server:
-// the last one failed in a way that shows it, and none before it may have
-// reached the server.
+// the last one failed in a way that shows it, or was stopped before it
+// wrote anything (see gotConn), and none before it may have reached the
+// server.
 func (a *attempt) refused() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.lastProven && !a.wrote && a.unproven == 0
+	return (a.lastProven || a.stopped) && !a.wrote && a.unproven == 0
 }

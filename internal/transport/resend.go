@@ -73,9 +73,12 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 // wroteHeaders runs when a send's headers have been written (httptrace's
 // WroteHeaders): from then on the server may have the request. (HTTP/1
 // calls it before it flushes them, which may be early, never late.)
+//
+// A send that gotConn stopped writes nothing the server can read, whatever
+// the trace says: its headers are not counted.
 func (a *attempt) wroteHeaders() {
 	a.mu.Lock()
-	if !a.answered && !a.wrote {
+	if !a.answered && !a.stopped && !a.wrote {
 		a.wrote = true
 		a.written++
 	}
