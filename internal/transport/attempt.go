@@ -41,7 +41,10 @@ type attempt struct {
 	// http through an *http.Transport not set up for unencrypted HTTP/2):
 	// it carries a GetBody, so that net/http sends it again after a
 	// kept-alive connection failed before any byte of it was written
-	// (see getBody). Otherwise it has none (see resend).
+	// (see getBody). Otherwise it has none (see resend): over HTTP/2
+	// net/http would call it after a reset that may follow processing;
+	// the attempt itself sends again a request whose HTTP/1 write failed
+	// (see unsent).
 	http1 bool
 
 	mu         sync.Mutex

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -289,6 +290,51 @@ func TestDroppedUnread(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("droppedUnread, test by test (-want +got):\n%s", diff)
 	}
+}
+
+// TestUnsent: a failed write on the connection of an HTTP/1 send shows
+// that the request never left whole; a failed read, an HTTP/2 connection or
+// no connection at all shows nothing.
+func TestUnsent(t *testing.T) {
+	t.Parallel()
+	write := &net.OpError{Op: "write", Net: "tcp", Err: errors.New("broken pipe")}
+	read := &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer")}
+	plain, peer := net.Pipe()
+	t.Cleanup(func() { plain.Close(); peer.Close() })
+	tests := []struct {
+		name string
+		conn net.Conn
+		base http.RoundTripper
+		err  error
+		want bool
+	}{
+		{"HTTP/1.1 over TLS, nothing written", alpnConn{plain, "http/1.1"}, &http.Transport{}, &url.Error{Op: "Post", Err: write}, true},
+		{"TLS without ALPN, another RoundTripper", alpnConn{plain, ""}, roundTripFunc(nil), write, true},
+		{"plain HTTP/1, part written", plain, &http.Transport{}, fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", write), true},
+		{"HTTP/2", alpnConn{plain, "h2"}, &http.Transport{}, write, false},
+		{"HTTP/1, a failed read", plain, &http.Transport{}, read, false},
+		{"HTTP/1, no failed write", plain, &http.Transport{}, errors.New("write tcp: broken pipe"), false},
+		{"no connection", nil, &http.Transport{}, write, false},
+	}
+	var got, want []bool
+	for _, tc := range tests {
+		a := &attempt{conn: tc.conn, base: tc.base}
+		got, want = append(got, a.unsent(tc.err)), append(want, tc.want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unsent, test by test (-want +got):\n%s", diff)
+	}
+}
+
+// alpnConn is a TLS connection, as far as its ConnectionState goes, that
+// negotiated proto.
+type alpnConn struct {
+	net.Conn
+	proto string
+}
+
+func (c alpnConn) ConnectionState() tls.ConnectionState {
+	return tls.ConnectionState{NegotiatedProtocol: c.proto}
 }
 
 // TestDroppedUnreadTexts pins droppedUnread to what net/http returns, on
