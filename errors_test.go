@@ -445,6 +445,40 @@ func TestCutErrorBodyKeepsItsStatus(t *testing.T) {
 	}
 }
 
+// TestCreatePetBodyCutByContext: a CreatePet whose status arrived but whose
+// body the context cut fails with an error that matches the context's. A
+// 400 or 503 is the server's answer: the outcome is known, not
+// ErrOutcomeUnknown. A 201 created the animal, which the caller cannot see:
+// ErrOutcomeUnknown says to list before creating again.
+func TestCreatePetBodyCutByContext(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status  int
+		unknown bool
+	}{{400, false}, {503, false}, {201, true}} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			t.Cleanup(func() { close(release) }) // the abandoned Read returns, so goleak finds nothing
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			rt := roundTripFunc(func(*http.Request) (*http.Response, error) {
+				stall := readerFunc(func([]byte) (int, error) { cancel(); <-release; return 0, io.EOF })
+				body := io.NopCloser(io.MultiReader(strings.NewReader(`{"code":`), stall))
+				return &http.Response{StatusCode: tc.status, Header: http.Header{"Content-Type": {"application/json"}}, Body: body, ContentLength: -1}, nil
+			})
+			c, err := NewClient(testKey, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: rt}), WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wait(t, 30*time.Second, func() { _, err = c.CreatePet(ctx, NewPet{Name: "Rex", CategoryID: 1}) })
+			if !errors.Is(err, context.Canceled) || errors.Is(err, ErrOutcomeUnknown) != tc.unknown {
+				t.Errorf("CreatePet: %v; want an error that matches context.Canceled, and ErrOutcomeUnknown: %v", err, tc.unknown)
+			}
+		})
+	}
+}
+
 // TestErrorBodyNearlyTheErrorShape: an error body that is JSON but not
 // quite the Error shape keeps what can be kept (a string message, a
 // string code) and describes the rest truthfully, not as

@@ -346,8 +346,10 @@ func (c *Client) callError(cl *call) error {
 		op := method[:1] + strings.ToLower(method[1:])
 		cause := redactError(&url.Error{Op: op, URL: cl.u.String(), Err: r.Err}, c.red)
 		err := &transportError{method: method, path: c.path(cl), err: cause}
-		if method == http.MethodPost && r.Reached {
-			return &outcomeError{err} // it may have been created
+		if method == http.MethodPost && r.Reached && (r.Status == 0 || r.Status/100 == 2) {
+			// It may have been created, or was (a 2xx whose body did not
+			// arrive); any other status is the server's answer.
+			return &outcomeError{err}
 		}
 		return err
 	}
