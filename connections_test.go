@@ -392,14 +392,7 @@ func TestStaleKeepAliveConnectionIsResent(t *testing.T) {
 	t.Cleanup(srv.Close)
 	// Every connection's second request fails to write, as on a
 	// connection the server closed while it was idle.
-	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return &staleAfterOne{Conn: c}, nil
-	}}
-	t.Cleanup(tr.CloseIdleConnections)
+	tr := staleTransport(t)
 	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithHTTPClient(&http.Client{Transport: tr}), WithMaxRetries(0))
 	if err != nil {
 		t.Fatal(err)
@@ -418,6 +411,26 @@ func TestStaleKeepAliveConnectionIsResent(t *testing.T) {
 	}
 }
 
+// staleTransport returns a transport whose connections are staleAfterOne.
+func staleTransport(t *testing.T) *http.Transport {
+	t.Helper()
+	tr := &http.Transport{DialContext: dialWrapped(func(c net.Conn) net.Conn { return &staleAfterOne{Conn: c} })}
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr
+}
+
+// dialWrapped returns a DialContext that dials as net.Dialer does and hands
+// back wrap of the connection.
+func dialWrapped(wrap func(net.Conn) net.Conn) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(c), nil
+	}
+}
+
 // staleAfterOne is a connection whose writes fail, with nothing written,
 // once it has carried one request.
 type staleAfterOne struct {
@@ -430,6 +443,138 @@ func (c *staleAfterOne) Write(p []byte) (int, error) {
 		return 0, &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}
 	}
 	return c.Conn.Write(p)
+}
+
+// TestStaleKeepAliveWithoutGetBodyIsResent: as
+// TestStaleKeepAliveConnectionIsResent, where the request carries no GetBody
+// (over HTTPS, whose connection may turn out to be HTTP/2, and through a
+// RoundTripper that is not an *http.Transport): a CreatePet that meets a
+// kept-alive HTTP/1.1 connection whose write fails, nothing written, is sent
+// again at once (API.md: "an HTTP/1.1 kept-alive connection the server had
+// already closed, before any byte of a POST").
+func TestStaleKeepAliveWithoutGetBodyIsResent(t *testing.T) {
+	t.Parallel()
+	var posts atomic.Int64
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"id":1,"name":"Rex","categoryId":1}`)
+	})
+	tlsSrv := httptest.NewTLSServer(handler) // HTTP/1.1 only: no h2 offered
+	t.Cleanup(tlsSrv.Close)
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	tests := []struct {
+		name string
+		srv  *httptest.Server
+		wrap bool // through a RoundTripper around the *http.Transport
+	}{
+		{"HTTPS, HTTP/1.1", tlsSrv, false},
+		{"HTTPS, HTTP/1.1, another RoundTripper", tlsSrv, true},
+		{"http://, another RoundTripper", srv, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var conns []*staleWhenTold
+			tr := &http.Transport{DialContext: dialWrapped(func(c net.Conn) net.Conn {
+				s := &staleWhenTold{Conn: c}
+				mu.Lock()
+				conns = append(conns, s)
+				mu.Unlock()
+				return s
+			})}
+			if tc.srv == tlsSrv {
+				tr.TLSClientConfig = tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+			}
+			t.Cleanup(tr.CloseIdleConnections)
+			var rt http.RoundTripper = tr
+			if tc.wrap {
+				rt = roundTripFunc(tr.RoundTrip)
+			}
+			c, err := NewClient(testKey, WithBaseURL(tc.srv.URL+"/v1"), WithHTTPClient(&http.Client{Transport: rt}), WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			posts.Store(0)
+			if _, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1}); err != nil {
+				t.Fatalf("CreatePet 1: %v", err)
+			}
+			mu.Lock()
+			for _, s := range conns {
+				s.stale.Store(true) // the kept-alive connection is now stale
+			}
+			mu.Unlock()
+			if _, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1}); err != nil {
+				t.Errorf("CreatePet 2 on a stale connection: %v; want it sent again on a new one", err)
+			}
+			if got := posts.Load(); got != 2 {
+				t.Errorf("the server got %d POSTs; want 2", got)
+			}
+		})
+	}
+}
+
+// staleWhenTold is a connection whose writes fail, with nothing written,
+// once stale is set.
+type staleWhenTold struct {
+	net.Conn
+	stale atomic.Bool
+}
+
+func (c *staleWhenTold) Write(p []byte) (int, error) {
+	if c.stale.Load() {
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}
+	}
+	return c.Conn.Write(p)
+}
+
+// TestTwoStaleConnectionsPOSTIsRetried: a CreatePet whose two sends within
+// one attempt met kept-alive connections the server had closed (nothing of
+// either written) has created nothing: the attempt's error is one the policy
+// retries, POST included (issue 22, item 1), and the call succeeds. The
+// third send, which the attempt stops, writes nothing either, whatever the
+// trace says of its headers.
+func TestTwoStaleConnectionsPOSTIsRetried(t *testing.T) {
+	t.Parallel()
+	var posts atomic.Int64
+	both := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if posts.Add(1) == 2 {
+			once.Do(func() { close(both) })
+		}
+		<-both // the warm-up's two calls hold two connections at once
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"id":1,"name":"Rex","categoryId":1}`)
+	}))
+	t.Cleanup(srv.Close)
+	tr := staleTransport(t)
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithHTTPClient(&http.Client{Transport: tr}),
+		WithRetryWait(time.Millisecond, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1}); err != nil {
+				t.Errorf("warm-up CreatePet: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	// Two idle connections, both stale.
+	if _, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1}); err != nil {
+		t.Errorf("CreatePet after two stale connections: %v; want it retried (nothing was created)", err)
+	}
+	if got := posts.Load(); got != 3 {
+		t.Errorf("the server got %d POSTs; want 3", got)
+	}
 }
 
 // TestPOSTAfterProcessingOverHTTP1: over HTTP/1.1, a server that reads a

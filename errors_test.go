@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"testing/iotest"
@@ -210,7 +211,7 @@ func TestAPIErrorErrorIsNilSafe(t *testing.T) {
 func TestErrorBodyReadIsCapped(t *testing.T) {
 	t.Parallel()
 	c, mt := newTestClient(t, WithMaxRetries(0))
-	r := &countingReader{n: 10 << 20}
+	r := &countingReader{n: 10 << 20, closeSignal: newCloseSignal()}
 	mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: 500, Header: http.Header{}, Body: r, ContentLength: -1}, nil
 	})
@@ -222,17 +223,14 @@ func TestErrorBodyReadIsCapped(t *testing.T) {
 	if r.read > transport.MaxErrorBody+1 {
 		t.Errorf("read %d bytes of an error body; want at most %d", r.read, transport.MaxErrorBody+1)
 	}
-	if !r.closed {
-		t.Error("error body not closed")
-	}
+	r.waitClosed(t)
 }
 
 func TestSuccessBodyOver10MiBIsAnError(t *testing.T) {
 	t.Parallel()
 	c, mt := newTestClient(t) // retries on: the error must not be retried
-	r := &countingReader{n: 11 << 20}
+	r := &countingReader{n: 11 << 20, closeSignal: newCloseSignal()}
 	mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
-		r.read, r.closed = 0, false
 		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: r, ContentLength: -1}, nil
 	})
 	pets, err := c.ListPets(context.Background(), ListPetsParams{})
@@ -245,16 +243,17 @@ func TestSuccessBodyOver10MiBIsAnError(t *testing.T) {
 	if n := mt.GetTotalCallCount(); n != 1 {
 		t.Errorf("attempts = %d; want 1 (not retried)", n)
 	}
-	if r.read > transport.MaxSuccessBody+1 || !r.closed {
-		t.Errorf("read %d bytes, closed %v; want at most %d and closed", r.read, r.closed, transport.MaxSuccessBody+1)
+	if r.read > transport.MaxSuccessBody+1 {
+		t.Errorf("read %d bytes; want at most %d", r.read, transport.MaxSuccessBody+1)
 	}
+	r.waitClosed(t)
 }
 
 // countingReader is a body of n bytes of JSON-ish filler that counts what
-// is read and whether it was closed.
+// is read and says when it is closed.
 type countingReader struct {
 	n, read int
-	closed  bool
+	*closeSignal
 }
 
 func (r *countingReader) Read(p []byte) (int, error) {
@@ -269,7 +268,22 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	return k, nil
 }
 
-func (r *countingReader) Close() error { r.closed = true; return nil }
+// closeSignal is the Close of a test's body, which says when it is called.
+type closeSignal struct {
+	once   sync.Once
+	closed chan struct{}
+}
+
+func newCloseSignal() *closeSignal { return &closeSignal{closed: make(chan struct{})} }
+
+func (s *closeSignal) Close() error { s.once.Do(func() { close(s.closed) }); return nil }
+
+// waitClosed fails t unless the body is closed within 10 s (a bound for a
+// broken build): a body read up to its cap is closed apart from the call.
+func (s *closeSignal) waitClosed(t *testing.T) {
+	t.Helper()
+	wait(t, 10*time.Second, func() { <-s.closed })
+}
 
 func TestBodiesAreClosed(t *testing.T) {
 	t.Parallel()
@@ -301,7 +315,7 @@ func TestBodiesAreClosed(t *testing.T) {
 			var bodies []*closeRecorder
 			mt.RegisterResponder("GET", testPets, func(*http.Request) (*http.Response, error) {
 				resp := &http.Response{StatusCode: tc.status, Header: http.Header{}, ContentLength: int64(len(tc.body))}
-				b := &closeRecorder{Reader: strings.NewReader(tc.body)}
+				b := &closeRecorder{Reader: strings.NewReader(tc.body), closeSignal: newCloseSignal()}
 				if tc.reader != nil {
 					b.Reader, resp.ContentLength = tc.reader(), -1
 				}
@@ -318,10 +332,8 @@ func TestBodiesAreClosed(t *testing.T) {
 			if len(bodies) == 0 {
 				t.Fatal("no request made")
 			}
-			for i, b := range bodies {
-				if !b.closed {
-					t.Errorf("body of attempt %d not closed", i+1)
-				}
+			for _, b := range bodies {
+				b.waitClosed(t)
 			}
 		})
 	}
@@ -329,10 +341,8 @@ func TestBodiesAreClosed(t *testing.T) {
 
 type closeRecorder struct {
 	io.Reader
-	closed bool
+	*closeSignal
 }
-
-func (c *closeRecorder) Close() error { c.closed = true; return nil }
 
 // spaceReader reads spaces, for ever.
 type spaceReader struct{}
@@ -442,6 +452,40 @@ func TestCutErrorBodyKeepsItsStatus(t *testing.T) {
 	}
 	if n := mt.GetTotalCallCount(); n != 3 {
 		t.Errorf("requests = %d; want 3 (404 not retried, 429 retried once)", n)
+	}
+}
+
+// TestCreatePetBodyCutByContext: a CreatePet whose status arrived but whose
+// body the context cut fails with an error that matches the context's. A
+// 400 or 503 is the server's answer: the outcome is known, not
+// ErrOutcomeUnknown. A 201 created the animal, which the caller cannot see:
+// ErrOutcomeUnknown says to list before creating again.
+func TestCreatePetBodyCutByContext(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status  int
+		unknown bool
+	}{{400, false}, {503, false}, {201, true}} {
+		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
+			t.Parallel()
+			release := make(chan struct{})
+			t.Cleanup(func() { close(release) }) // the abandoned Read returns, so goleak finds nothing
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			rt := roundTripFunc(func(*http.Request) (*http.Response, error) {
+				stall := readerFunc(func([]byte) (int, error) { cancel(); <-release; return 0, io.EOF })
+				body := io.NopCloser(io.MultiReader(strings.NewReader(`{"code":`), stall))
+				return &http.Response{StatusCode: tc.status, Header: http.Header{"Content-Type": {"application/json"}}, Body: body, ContentLength: -1}, nil
+			})
+			c, err := NewClient(testKey, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: rt}), WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wait(t, 30*time.Second, func() { _, err = c.CreatePet(ctx, NewPet{Name: "Rex", CategoryID: 1}) })
+			if !errors.Is(err, context.Canceled) || errors.Is(err, ErrOutcomeUnknown) != tc.unknown {
+				t.Errorf("CreatePet: %v; want an error that matches context.Canceled, and ErrOutcomeUnknown: %v", err, tc.unknown)
+			}
+		})
 	}
 }
 

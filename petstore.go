@@ -346,8 +346,10 @@ func (c *Client) callError(cl *call) error {
 		op := method[:1] + strings.ToLower(method[1:])
 		cause := redactError(&url.Error{Op: op, URL: cl.u.String(), Err: r.Err}, c.red)
 		err := &transportError{method: method, path: c.path(cl), err: cause}
-		if method == http.MethodPost && r.Reached {
-			return &outcomeError{err} // it may have been created
+		if method == http.MethodPost && r.Reached && (r.Status == 0 || r.Status/100 == 2) {
+			// It may have been created, or was (a 2xx whose body did not
+			// arrive); any other status is the server's answer.
+			return &outcomeError{err}
 		}
 		return err
 	}
@@ -376,29 +378,10 @@ func (c *Client) warnDeprecated(ctx context.Context) {
 // response to cl carried a Deprecation or Sunset header (RFC 9745, RFC
 // 8594).
 func (c *Client) warnDeprecationHeaders(cl *call, h http.Header) {
-	dep, sunset := h.Get("Deprecation"), h.Get("Sunset")
-	if dep == "" && sunset == "" {
+	if h.Get("Deprecation") == "" && h.Get("Sunset") == "" {
 		return
 	}
 	c.warned.header[cl.op].Do(func() {
-		attrs := []slog.Attr{slog.String("method", operations[cl.op].method), slog.String("path", c.path(cl))}
-		if t, ok := parseDeprecation(dep); ok {
-			attrs = append(attrs, slog.Time("deprecated_since", t))
-		}
-		if t, err := http.ParseTime(sunset); err == nil {
-			attrs = append(attrs, slog.Time("sunset", t))
-		}
-		c.logger.LogAttrs(cl.req.Context(), slog.LevelWarn, "petstore: the server says this endpoint is deprecated", attrs...)
+		transport.LogDeprecation(cl.req.Context(), c.logger, operations[cl.op].method, c.path(cl), h)
 	})
-}
-
-// parseDeprecation reads a Deprecation header: "@<unix seconds>" (RFC 9745)
-// or an HTTP date (earlier drafts).
-func parseDeprecation(v string) (time.Time, bool) {
-	if s, ok := strings.CutPrefix(v, "@"); ok {
-		n, err := strconv.ParseInt(s, 10, 64)
-		return time.Unix(n, 0).UTC(), err == nil
-	}
-	t, err := http.ParseTime(v)
-	return t, err == nil
 }

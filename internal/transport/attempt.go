@@ -41,7 +41,10 @@ type attempt struct {
 	// http through an *http.Transport not set up for unencrypted HTTP/2):
 	// it carries a GetBody, so that net/http sends it again after a
 	// kept-alive connection failed before any byte of it was written
-	// (see getBody). Otherwise it has none (see resend).
+	// (see getBody). Otherwise it has none (see resend): over HTTP/2
+	// net/http would call it after a reset that may follow processing;
+	// the attempt itself sends again a request whose HTTP/1 write failed
+	// (see unsent).
 	http1 bool
 
 	mu         sync.Mutex
@@ -161,10 +164,11 @@ func (a *attempt) reached(err error) bool {
 }
 
 // refused reports whether every send was dropped unread by the server:
-// the last one failed in a way that shows it, and none before it may have
-// reached the server.
+// the last one failed in a way that shows it, or was stopped before it
+// wrote anything (see gotConn), and none before it may have reached the
+// server.
 func (a *attempt) refused() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.lastProven && !a.wrote && a.unproven == 0
+	return (a.lastProven || a.stopped) && !a.wrote && a.unproven == 0
 }

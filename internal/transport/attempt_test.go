@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httptrace"
 	"net/url"
 	"strings"
@@ -289,6 +291,121 @@ func TestDroppedUnread(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("droppedUnread, test by test (-want +got):\n%s", diff)
 	}
+}
+
+// TestServerClosedIdleText pins textServerClosedIdle to what net/http
+// returns, on the Go that runs the test (CI runs the oldest and the newest):
+// a POST without GetBody over HTTP/1.1 takes a kept-alive connection from
+// the pool, and the server closes that connection just before the request
+// is written (in the client's GotConn, which then waits until net/http has
+// seen the close and closed its side).
+func TestServerClosedIdleText(t *testing.T) {
+	t.Parallel()
+	idle := make(chan net.Conn, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		if s == http.StateIdle {
+			select {
+			case idle <- c:
+			default:
+			}
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	closed := make(chan struct{}, 1)
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		return closeSignal{c, closed}, err
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	post := func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/pets", strings.NewReader(`{"name":"Rex","categoryId":1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.GetBody = nil
+		resp, err := tr.RoundTrip(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := post(context.Background()); err != nil {
+		t.Fatalf("first POST: %v", err)
+	}
+	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		if info.Reused {
+			(<-idle).Close() // the server's side of the kept-alive connection
+			<-closed         // net/http saw it while the connection was idle
+		}
+	}}
+	err := post(httptrace.WithClientTrace(context.Background(), trace))
+	if err == nil || err.Error() != textServerClosedIdle || !droppedUnread(err) {
+		t.Errorf("second POST: %v; want %q, which droppedUnread knows", err, textServerClosedIdle)
+	}
+}
+
+// closeSignal is a connection that signals on closed when it is closed.
+type closeSignal struct {
+	net.Conn
+	closed chan<- struct{}
+}
+
+func (c closeSignal) Close() error {
+	select {
+	case c.closed <- struct{}{}:
+	default:
+	}
+	return c.Conn.Close()
+}
+
+// TestUnsent: a failed write on the connection of an HTTP/1 send shows
+// that the request never left whole; a failed read, an HTTP/2 connection or
+// no connection at all shows nothing.
+func TestUnsent(t *testing.T) {
+	t.Parallel()
+	write := &net.OpError{Op: "write", Net: "tcp", Err: errors.New("broken pipe")}
+	read := &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connection reset by peer")}
+	plain, peer := net.Pipe()
+	t.Cleanup(func() { plain.Close(); peer.Close() })
+	tests := []struct {
+		name string
+		conn net.Conn
+		base http.RoundTripper
+		err  error
+		want bool
+	}{
+		{"HTTP/1.1 over TLS, nothing written", alpnConn{plain, "http/1.1"}, &http.Transport{}, &url.Error{Op: "Post", Err: write}, true},
+		{"TLS without ALPN, another RoundTripper", alpnConn{plain, ""}, roundTripFunc(nil), write, true},
+		{"plain HTTP/1, part written", plain, &http.Transport{}, fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", write), true},
+		{"HTTP/2", alpnConn{plain, "h2"}, &http.Transport{}, write, false},
+		{"HTTP/1, a failed read", plain, &http.Transport{}, read, false},
+		{"HTTP/1, no failed write", plain, &http.Transport{}, errors.New("write tcp: broken pipe"), false},
+		{"no connection", nil, &http.Transport{}, write, false},
+	}
+	var got, want []bool
+	for _, tc := range tests {
+		a := &attempt{conn: tc.conn, base: tc.base}
+		got, want = append(got, a.unsent(tc.err)), append(want, tc.want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unsent, test by test (-want +got):\n%s", diff)
+	}
+}
+
+// alpnConn is a TLS connection, as far as its ConnectionState goes, that
+// negotiated proto.
+type alpnConn struct {
+	net.Conn
+	proto string
+}
+
+func (c alpnConn) ConnectionState() tls.ConnectionState {
+	return tls.ConnectionState{NegotiatedProtocol: c.proto}
 }
 
 // TestDroppedUnreadTexts pins droppedUnread to what net/http returns, on

@@ -75,7 +75,8 @@ func (a *attempt) read(resp *http.Response) (body []byte, cut, err error) {
 // wait for that Read, or drain a body without end (http.ReadResponse's
 // does both). When the attempt's context ends first, context.AfterFunc
 // closes the body, and the read and the close are left behind, holding
-// their goroutine but not the call.
+// their goroutine but not the call; so is the close of a body read up to
+// max, which is not waited for.
 func (a *attempt) readApart(body io.ReadCloser, size, max int64) ([]byte, error) {
 	type result struct {
 		data []byte
@@ -94,9 +95,14 @@ func (a *attempt) readApart(body io.ReadCloser, size, max int64) ([]byte, error)
 	}()
 	select {
 	case r := <-done:
+		if int64(len(r.data)) >= max {
+			// The read stopped at the cap: the rest is not wanted, and
+			// Close may drain it without end. It goes on alone.
+			return r.data, r.err
+		}
 		select {
 		case <-closed:
-		case <-a.ctx.Done(): // a Close that drains without end
+		case <-a.ctx.Done(): // a Close that blocks
 		}
 		return r.data, r.err
 	case <-a.ctx.Done():

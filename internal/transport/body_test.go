@@ -1,11 +1,13 @@
 package transport
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -199,6 +201,48 @@ func TestBodyReadEndsWhateverCloseDoes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestBodyOverCapEndsAtOnce: a body over the cap that never ends (1 TiB),
+// from http.ReadResponse (whose Close drains it to the end), is cut at the cap at
+// once: ErrBodyTooLarge for a 2xx, the first MaxErrorBody bytes of any
+// other, without waiting for the drain (the attempt has no time limit here:
+// the test's bound is for a broken build).
+func TestBodyOverCapEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done) }) // the drain left behind ends, so no goroutine is left
+	for _, status := range []int{200, 503} {
+		rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			head := "HTTP/1.1 " + strconv.Itoa(status) + " X\r\nContent-Length: 1099511627776\r\n\r\n" // a keep-alive body: Close drains it
+			return http.ReadResponse(bufio.NewReader(io.MultiReader(strings.NewReader(head), endless{done})), req)
+		})
+		var r Result
+		wait(t, 10*time.Second, func() {
+			r = get(context.Background(), &Transport{User: &http.Client{Transport: rt}}, "http://petstore.test")
+		})
+		if status == 200 && r.Err != ErrBodyTooLarge {
+			t.Errorf("%d: Send: %v; want ErrBodyTooLarge", status, r.Err)
+		}
+		if status != 200 && (r.Err != nil || len(r.Body) != MaxErrorBody) {
+			t.Errorf("%d: Send = %d bytes, %v; want %d bytes", status, len(r.Body), r.Err, MaxErrorBody)
+		}
+	}
+}
+
+// endless reads as a body that never ends, until done is closed.
+type endless struct{ done <-chan struct{} }
+
+func (r endless) Read(p []byte) (int, error) {
+	select {
+	case <-r.done:
+		return 0, io.EOF
+	default:
+	}
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
 }
 
 // stuckReader blocks every Read until release is closed, signalling

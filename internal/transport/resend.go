@@ -14,9 +14,10 @@ package transport
 //
 //   - A request with a body carries no GetBody (but see attempt.http1):
 //     net/http then never sends again a body it has begun to send, and its
-//     error names the cause (see droppedUnread). The attempt sends it again
-//     itself, at once, when that cause shows the server dropped it unread;
-//     any other cause counts as "may have been processed".
+//     error names the cause (see droppedUnread), or, over HTTP/1, is the
+//     connection's failed write (see unsent). The attempt sends it again
+//     itself, at once, when that shows the server dropped it unread; any
+//     other cause counts as "may have been processed".
 //   - The attempt's trace counts the sends (GotConn, WroteHeaders) and
 //     stops a third one that would write anything (see gotConn).
 
@@ -73,9 +74,12 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 // wroteHeaders runs when a send's headers have been written (httptrace's
 // WroteHeaders): from then on the server may have the request. (HTTP/1
 // calls it before it flushes them, which may be early, never late.)
+//
+// A send that gotConn stopped writes nothing the server can read, whatever
+// the trace says: its headers are not counted.
 func (a *attempt) wroteHeaders() {
 	a.mu.Lock()
-	if !a.answered && !a.wrote {
+	if !a.answered && !a.stopped && !a.wrote {
 		a.wrote = true
 		a.written++
 	}
@@ -103,7 +107,7 @@ func (a *attempt) getBody() (io.ReadCloser, error) {
 
 // resend reports whether to send the request again after a send failed
 // with err: when the failure shows that the server dropped it unread (the
-// send wrote no header, or err says so, see droppedUnread), the attempt's
+// send wrote no header, or err says so, see droppedUnread and unsent), the attempt's
 // context has not ended, and fewer than two sends have written their
 // headers.
 func (a *attempt) resend(err error) bool {
@@ -115,7 +119,7 @@ func (a *attempt) resend(err error) bool {
 	if a.sends == 0 {
 		return false // no connection was had (a dial failed): the retry policy's to decide, with its waits
 	}
-	if a.wrote && !droppedUnread(err) {
+	if a.wrote && !droppedUnread(err) && !a.unsent(err) {
 		return false
 	}
 	a.wrote, a.lastProven = false, true
@@ -165,6 +169,30 @@ func droppedUnread(err error) bool {
 		}
 	}
 	return false
+}
+
+// unsent reports whether err, the error of a send over HTTP/1 (the last
+// send's connection, as speaksHTTP2 sees it), is, or wraps, a failed write
+// on a connection (a *net.OpError whose Op is "write"): then the request's
+// last byte never left the client, and the server cannot have it whole.
+//
+// Why: an HTTP/1 client writes on a connection the request alone, one at a
+// time (net/http does not pipeline, and RFC 9112 section 9.3.2 says a client
+// does not pipeline after a non-idempotent method), and writes nothing
+// after its last byte; a write fails only before that byte was accepted,
+// and stops the request there. That is the case API.md names, a kept-alive
+// connection the server had already closed: net/http, which resends it
+// only with a GetBody (which the attempt cannot give a request that may go
+// over HTTP/2, see attempt.http1), returns the write's own error. A
+// request cut short cannot be acted on: the SDK's one body, CreatePet's,
+// ends with the JSON object's closing brace. A failed read, or any error
+// that holds no failed write, is not unsent.
+func (a *attempt) unsent(err error) bool {
+	if a.conn == nil || speaksHTTP2(a.conn, a.base) {
+		return false
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "write"
 }
 
 // refusedStream reports whether text is the error of a stream the server
