@@ -471,17 +471,7 @@ func TestBodyOfReadResponseEndsWithTheAttempt(t *testing.T) {
 	t.Parallel()
 	head := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n" + `[{"id":1,`
 	addr := headThenSilence(t, head)
-	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			return nil, err
-		}
-		if err := req.Write(conn); err != nil {
-			conn.Close()
-			return nil, err
-		}
-		return http.ReadResponse(bufio.NewReader(conn), req)
-	})
+	rt := readResponseTransport(addr)
 	c, err := NewClient(testKey, WithBaseURL("http://"+addr+"/v1"), WithHTTPClient(&http.Client{Transport: rt}),
 		WithMaxRetries(0), WithTimeout(200*time.Millisecond))
 	if err != nil {
@@ -552,17 +542,7 @@ func TestNeverEndingBodyOfReadResponse(t *testing.T) {
 	t.Parallel()
 	draining := make(chan struct{})                                                                       // the server has sent well past the cap: the client drains
 	addr := endlessBody(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n", 40<<20, draining) // 40 MiB: the cap and every socket buffer passed
-	rt := roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			return nil, err
-		}
-		if err := req.Write(conn); err != nil {
-			conn.Close()
-			return nil, err
-		}
-		return http.ReadResponse(bufio.NewReader(conn), req)
-	})
+	rt := readResponseTransport(addr)
 	c, err := NewClient(testKey, WithBaseURL("http://"+addr+"/v1"), WithHTTPClient(&http.Client{Transport: rt}), WithMaxRetries(0), WithTimeout(time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -604,5 +584,23 @@ func endlessBody(t *testing.T, head string, after int, signal chan<- struct{}) s
 				return
 			}
 		}
+	})
+}
+
+// readResponseTransport is a hand-written RoundTripper, as a recording
+// transport is: it writes each request on a new connection to addr and reads
+// the answer with http.ReadResponse, whose body's Close waits for a blocked
+// Read and drains what is left.
+func readResponseTransport(addr string) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		if err := req.Write(conn); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return http.ReadResponse(bufio.NewReader(conn), req)
 	})
 }
