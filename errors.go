@@ -236,7 +236,7 @@ func (e *retryWaitError) Unwrap() []error { return []error{e.ctx, e.last} }
 // finds, an error with that text redacted that keeps err's chain. net/http
 // quotes a malformed response line ("malformed MIME header: missing colon:
 // ..."), which a server may have made of the Authorization header it was
-// sent, and a short key (a fake's "t") may be a letter of any text. A
+// sent, and a short key (a fake's "test") may stand as a word in any text. A
 // *url.Error is rebuilt with its URL and its Err redacted, so that
 // errors.As(err, new(*url.Error)) finds one that prints no key and says
 // whether it timed out; what it wrapped stays reachable, by errors.Is and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -271,5 +272,25 @@ func TestLoadPets(t *testing.T) {
 				t.Errorf("loadPets(%s) mismatch (-want +got):\n%s", tc.content, diff)
 			}
 		})
+	}
+}
+
+// TestJournalDefault: -journal's default is petstoretest's bound, which
+// the program cannot read without making a server, and -h says it.
+func TestJournalDefault(t *testing.T) {
+	t.Parallel()
+	srv := petstoretest.NewUnstartedServer()
+	defer srv.Close()
+	n := srv.MaxJournalEntries
+	var stderr bytes.Buffer
+	cfg, err := parseConfig(nil, getenvOf(nil), &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Journal != n {
+		t.Errorf("-journal's default is %d, petstoretest's %d", cfg.Journal, n)
+	}
+	if want := fmt.Sprintf("(default %d;", n); !strings.Contains(usage, want) {
+		t.Errorf("the usage does not say %q", want)
 	}
 }

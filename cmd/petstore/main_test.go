@@ -91,7 +91,7 @@ func TestCommands(t *testing.T) {
 		{"help", []string{"help"}, nil, nil, exitOK, "usage: petstore", "", 0},
 		{"help of a command", []string{"help", "list"}, nil, nil, exitOK, "usage: petstore list", "", 0},
 		{"create, outcome unknown", []string{"create", "-name", "Bella", "-category", "4"}, nil, &petstoretest.Fault{Operation: "CreatePet", Disconnect: true, Count: 1}, exitUnknown, nil,
-			"; the animal may have been created: run petstore list before creating it again", 1},
+			"(outcome unknown: the animal may have been created): run petstore list before creating it again", 1},
 		{"help of an unknown command", []string{"help", "delete"}, nil, nil, exitUsage, nil, `unknown command "delete"`, 0},
 
 		// Global flags anywhere: after the command, after its arguments.

@@ -22,7 +22,7 @@ func (e *env) fail(err error) int {
 	}
 	code := exitCode(err)
 	if code == exitUnknown {
-		msg += "; the animal may have been created: run petstore list before creating it again"
+		msg += ": run petstore list before creating it again" // the error says the animal may have been created
 	}
 	fmt.Fprintln(e.stderr, msg)
 	return code

@@ -36,7 +36,7 @@ func TestScript(t *testing.T) {
 		t.Fatalf("script.sh: %v\nstdout:\n%s", err, out)
 	}
 	want := []string{
-		`^create: outcome unknown \(petstore: .*; the animal may have been created: run petstore list before creating it again\)$`,
+		`^create: outcome unknown \(petstore: .*\(outcome unknown: the animal may have been created\): run petstore list before creating it again\)$`,
 		`^create: it was not created: creating it again$`,
 		`^created 1$`,
 		`^available: \[\{"id":1,"name":"Bella","categoryId":1,"status":"available"\}\]$`,

@@ -54,12 +54,13 @@ const marker = "[REDACTED]"
 type Redactor struct {
 	key   []byte // lower-cased (ASCII letters only), unless exact
 	next  []int  // next[i]: the length of the longest proper prefix of key[:i+1] that ends it
-	exact bool   // a short key: found only as given
+	exact bool   // a short key: found only as given, as a whole token
 }
 
 // MinFolded is the length from which a key is found in every form: a
 // shorter one (a fake's "1" or "test") is found only byte for byte as
-// given, so that it does not eat digits and words of other letter case.
+// given and as a whole token (see standsAlone), so that it does not eat
+// digits and words.
 const MinFolded = 8
 
 // New returns a Redactor for key. An empty key is found nowhere.
