@@ -93,7 +93,10 @@ func TestPOSTAfterProcessingIsNeverSentAgain(t *testing.T) {
 						stall.ServeHTTP(w, r)
 						<-r.Context().Done() // the client gave up
 					})
-					opts = append(opts, WithTimeout(200*time.Millisecond))
+					// The attempt's time covers the dial and the TLS handshake
+					// too: 200ms was missed under -race on a loaded CI machine
+					// (the server stored nothing). 3s waits that long once.
+					opts = append(opts, WithTimeout(3*time.Second))
 				}
 				srv := h2fault.NewServer(t, h)
 				c := sdkClients(t, srv.URL, opts...)[client]
