@@ -299,6 +299,52 @@ func TestKeyNeverPrinted(t *testing.T) {
 	}
 }
 
+// TestShortKeyAfterEquals: a short key (under 8 characters) that a 401
+// message echoes right after "=" is redacted in Error(), %v and %+v (in a
+// b64token "=" is only padding at its end, so a token starts after it),
+// and a short key inside a longer token is left alone.
+func TestShortKeyAfterEquals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, key, message, want string
+	}{
+		{"access_token=", "sk_7Qx", "bad access_token=sk_7Qx", "bad access_token=[REDACTED]"},
+		{"api_key=", "sk_7Qx", "query api_key=sk_7Qx refused", "query api_key=[REDACTED] refused"},
+		{"key=...&", "sk_7Qx", "GET /v1/pets?key=sk_7Qx&limit=2", "GET /v1/pets?key=[REDACTED]&limit=2"},
+		{"an address with the key 1", "1", "no key at http://127.0.0.1:8080/v1", "no key at http://127.0.0.1:8080/v1"},
+		{"ids with the key 1", "1", "pets 10, 21 and 1.5 are not yours", "pets 10, 21 and 1.5 are not yours"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			mt := httpmock.NewMockTransport()
+			body := `{"code":"unauthorized","message":` + strconv.Quote(tc.message) + `,"status":401}`
+			mt.RegisterResponder("GET", testPets, httpmock.NewStringResponder(401, body))
+			c, err := NewClient(tc.key, WithBaseURL(testBase), WithHTTPClient(&http.Client{Transport: mt}), WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.ListPets(context.Background(), ListPetsParams{})
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("ListPets error %v is not *APIError", err)
+			}
+			if diff := cmp.Diff(tc.want, apiErr.Message); diff != "" {
+				t.Errorf("APIError.Message mismatch (-want +got):\n%s", diff)
+			}
+			for _, verb := range []string{"%v", "%+v", "%s"} {
+				got := fmt.Sprintf(verb, err)
+				if !strings.Contains(got, tc.want) {
+					t.Errorf("%s: %q; want it to hold %q", verb, got, tc.want)
+				}
+				if tc.key != "1" && strings.Contains(got, tc.key) {
+					t.Errorf("%s: %q shows the key %q", verb, got, tc.key)
+				}
+			}
+		})
+	}
+}
+
 // TestSuccessBodyIsTheCallersData: a 2xx body is returned as the server sent
 // it, even when it holds the key: the SDK never alters the caller's data,
 // and the README promises nothing else of a Pet.

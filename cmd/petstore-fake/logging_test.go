@@ -217,6 +217,37 @@ func TestLogNeverHoldsTheKey(t *testing.T) {
 	}
 }
 
+// TestLogShortKeyAfterEquals: with -log json, a short key (under 8
+// characters) in a query right after "=" is redacted (in a b64token "="
+// is only padding at its end: a token starts after it); the key "1" leaves
+// ids and digits inside longer tokens alone, and, the trade-off the README
+// states, shows "limit=1" as "limit=[REDACTED]".
+func TestLogShortKeyAfterEquals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, key, target, want string
+	}{
+		{"api_key=", "sk_7Qx", "/v1/pets?api_key=sk_7Qx", "/v1/pets?api_key=[REDACTED]"},
+		{"access_token=", "sk_7Qx", "/v1/pets?access_token=sk_7Qx&limit=2", "/v1/pets?access_token=[REDACTED]&limit=2"},
+		{"key=...&", "sk_7Qx", "/v1/pets?key=sk_7Qx&", "/v1/pets?key=[REDACTED]&"},
+		{"the key with padding after it is another token", "sk_7Qx", "/v1/pets?key=sk_7Qx=", "/v1/pets?key=sk_7Qx="},
+		{"ids with the key 1", "1", "/v1/pets/10?x=21", "/v1/pets/10?x=21"},
+		{"the trade-off: a value that is the key", "1", "/v1/pets?limit=1", "/v1/pets?limit=[REDACTED]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := httptest.NewRequest("GET", "http://127.0.0.1:8080"+tc.target, nil)
+			logged, _ := serveLogged(t, "json", tc.key, answering(fakehook.Outcome{Status: 401, RequestID: "req-1"}, false), r)
+			_, rec := parseRecord(t, logged)
+			got := fmt.Sprintf("%v?%v", rec["path"], rec["query"])
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("path?query logged mismatch (-want +got):\n%s\nlog: %s", diff, logged)
+			}
+		})
+	}
+}
+
 // testJSONLog: with -log json every line on stderr is a JSON record, a
 // request's with exactly requestKeys; a key sent in a path (escaped or not)
 // or a query is in none of them.

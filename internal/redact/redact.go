@@ -13,7 +13,10 @@
 // replace it with "[REDACTED]", and nothing else: the marker is never
 // redacted again, and a key shorter than [MinFolded] characters (a fake's
 // "1" or "test") is found only as given, byte for byte, and only as a whole
-// token, so that it does not eat digits and words.
+// token, so that it does not eat digits and words. A token may follow "="
+// (in a b64token "=" is only padding at its end): "access_token=KEY" is
+// redacted. The trade-off: with the key "1", "limit=1" is redacted too,
+// "limit=[REDACTED]"; hiding a key comes before showing a value.
 //
 // It runs on error paths and on the request id of a logged attempt, on texts
 // up to 64 KiB: the scan is linear (Knuth-Morris-Pratt over the text read as
@@ -194,13 +197,17 @@ func redact[T string | []byte](r *Redactor, s T, escapes, cut bool) T {
 	return finish(s, out, done)
 }
 
-// standsAlone reports whether s[from:to] is a whole token: neither the
-// byte before it nor the byte after it is one a bearer token may hold
-// (RFC 6750's b64token: letters, digits and -._~+/=). A short key is found
-// only so, as a server echoes a key ("Bearer 1", `"key":"test"`), not
-// inside a longer run ("127.0.0.1", "21", "tests").
+// standsAlone reports whether s[from:to] is a whole token: the byte before
+// it is none a bearer token may hold before another character (RFC 6750's
+// b64token: letters, digits and -._~+/, then "=" padding only at its end),
+// and the byte after it is none a bearer token may hold at all (the
+// padding included: "KEY=" is another token). So a "=" on its left starts
+// a token: `…=KEY` cannot be one token that holds the key, and
+// "access_token=KEY" or "api_key=KEY&" shows it. A short key is found only
+// so, as a server echoes a key ("Bearer 1", `"key":"test"`, "key=test"),
+// not inside a longer run ("127.0.0.1", "21", "tests", "test=").
 func standsAlone[T string | []byte](s T, from, to int) bool {
-	return (from == 0 || !tokenByte(s[from-1])) && (to == len(s) || !tokenByte(s[to]))
+	return (from == 0 || s[from-1] == '=' || !tokenByte(s[from-1])) && (to == len(s) || !tokenByte(s[to]))
 }
 
 // tokenByte reports whether c may stand in a b64token.

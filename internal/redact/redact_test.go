@@ -113,7 +113,13 @@ func TestString(t *testing.T) {
 		{"short key: only as given", "test", "Test Dog, test dog, TEST, %74est", "Test Dog, [REDACTED] dog, TEST, %74est"},
 		{"short key: escaped forms are not it", "a+b/c", `a%2Bb/c a\u002bb\/c a&#43;b&sol;c A+B/C a+b/c`, `a%2Bb/c a\u002bb\/c a&#43;b&sol;c A+B/C [REDACTED]`},
 		{"short key: a digit, as a token only", "1", `{"id":1,"categoryId":21} http://127.0.0.1:8080/v1 Bearer 1`, `{"id":[REDACTED],"categoryId":21} http://127.0.0.1:8080/v1 Bearer [REDACTED]`},
-		{"short key: a word, as a token only", "test", "tests, a test-suite, test_x, =test, test.", "tests, a test-suite, test_x, =test, test."},
+		{"short key: a word, as a token only", "test", "tests, a test-suite, test_x, test=, xtest, test.", "tests, a test-suite, test_x, test=, xtest, test."},
+		{"short key: after =, a token starts (b64token padding ends one)", "sk_7Qx", "access_token=sk_7Qx api_key=sk_7Qx&x=1 ?key=sk_7Qx&limit=2 k==sk_7Qx", "access_token=[REDACTED] api_key=[REDACTED]&x=1 ?key=[REDACTED]&limit=2 k==[REDACTED]"},
+		{"short key: after =, the trade-off: a value that is the key", "1", "limit=1&status=sold id=12 x=21", "limit=[REDACTED]&status=sold id=12 x=21"},
+		{"short key: =test, a token after padding", "test", "=test a=test&b=tests", "=[REDACTED] a=[REDACTED]&b=tests"},
+		{"short key: the key followed by padding is another token", "sk_7Qx", "sk_7Qx= a=sk_7Qx== sk_7Qx=x", "sk_7Qx= a=sk_7Qx== sk_7Qx=x"},
+		{"short key: a padded key after =", "ab=", "x=ab= ab=ab= ab==", "x=[REDACTED] ab=[REDACTED] ab=="},
+		{"short key: an address and ids stay", "1", "http://127.0.0.1:8080/v1/pets/10 id 21 1.5 v1", "http://127.0.0.1:8080/v1/pets/10 id 21 1.5 v1"},
 		{"short key: a word between separators", "test", `"test" (test) test,test`, `"[REDACTED]" ([REDACTED]) [REDACTED],[REDACTED]`},
 		{"short key: repeated", "1", "11 1 1", "11 [REDACTED] [REDACTED]"},
 		{"short key: a letter of the marker", "T", "T [REDACTED]", "[REDACTED] [REDACTED]"},
@@ -387,6 +393,8 @@ func FuzzRedact(f *testing.F) {
 	f.Add("43abcdefg", "&#43abcdefg&#", false)
 	f.Add("REDACTED", "[REDACTED] %52edacted", false)
 	f.Add("ACT", "ACT [REDACTED]", true)
+	f.Add("sk_7Qx", "access_token=sk_7Qx&key=sk_7Qx= x==sk_7Qx", false)
+	f.Add("1", "limit=1&id=21 127.0.0.1", false)
 	f.Fuzz(func(t *testing.T, k, s string, cut bool) {
 		// A b64token key: the only keys NewClient accepts.
 		k = strings.Map(func(r rune) rune {
@@ -446,8 +454,9 @@ func TestWriter(t *testing.T) {
 	}
 }
 
-// holdsToken reports whether s holds key as a whole token: not next to a
-// letter, a digit or one of -._~+/= (the reference for a short key).
+// holdsToken reports whether s holds key as a whole token: not after a
+// letter, a digit or one of -._~+/ (after "=", padding, a token starts),
+// not before one of those or "=" (the reference for a short key).
 func holdsToken(s, key string) bool {
 	token := func(c byte) bool {
 		return strings.IndexByte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~+/=", c) >= 0
@@ -458,7 +467,7 @@ func holdsToken(s, key string) bool {
 			return false
 		}
 		from, to := i+j, i+j+len(key)
-		if (from == 0 || !token(s[from-1])) && (to == len(s) || !token(s[to])) {
+		if (from == 0 || s[from-1] == '=' || !token(s[from-1])) && (to == len(s) || !token(s[to])) {
 			return true
 		}
 		i = from
