@@ -62,9 +62,15 @@ func (s *Server) createPet(w http.ResponseWriter, _ *http.Request, body []byte) 
 		return
 	}
 	s.mu.Lock()
-	pet := s.store(p)
-	s.created = append(s.created, pet)
+	pet, ok := s.store(p)
+	if ok {
+		s.created = append(s.created, pet)
+	}
 	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusInsufficientStorage, "ids_exhausted", noIDLeft)
+		return
+	}
 	writeJSON(w, http.StatusCreated, pet)
 }
 

@@ -35,6 +35,8 @@
 //	not_found             404  no animal has that id, or the path is not exactly one of
 //	                           the interface's (/v1//pets, /v1/./pets and /v1/pets/ are not)
 //	method_not_allowed    405  a method the path does not take (with an Allow header)
+//	ids_exhausted         507  POST /pets after an animal with id 9223372036854775807
+//	                           (math.MaxInt64): ids never wrap, nothing is created
 //	server_closed         503  Close ended a request a Fault was stalling
 //
 // and, for a [Fault] with a Status, the status's text in snake case:
@@ -73,7 +75,8 @@ const (
 // the Listener set before [Server.Start]). It is safe for concurrent use.
 //
 // Where the interface is silent, the fake chooses: ids start at 1 and grow
-// by one; GET /pets returns animals in id order; an animal created without a
+// by one, up to math.MaxInt64 and never past it (a create after an animal
+// with that id answers 507 ids_exhausted); GET /pets returns animals in id order; an animal created without a
 // status keeps none; an empty name is refused like a missing one; unknown
 // JSON fields are ignored; the deprecated GET /pets/{petId} sends
 // Deprecation: @1735689600 (1 January 2025) and Sunset: Thu, 05 Dec 2030
@@ -117,7 +120,7 @@ type Server struct {
 	mu       sync.Mutex
 	pets     []petstore.Pet // in id order
 	created  []petstore.Pet // through POST, in order
-	nextID   int64
+	lastID   int64          // the largest id given; the next is lastID+1
 	requests int            // since the start or the last Reset
 	received int            // since the start: numbers the X-Request-Id
 	journal  []journalEntry // oldest first, their Status set as they are answered
@@ -148,7 +151,6 @@ func NewUnstartedServer() *Server {
 		MaxJournalEntries: defaultJournalEntries,
 		MaxJournalBytes:   defaultJournalBytes,
 		closing:           make(chan struct{}),
-		nextID:            1,
 	}
 	s.hs = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	// OPTIONS * reaches the handler, and is answered like any other path.
@@ -223,7 +225,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pets, s.created, s.faults, s.journal = nil, nil, nil, nil
-	s.nextID, s.requests, s.kept = 1, 0, 0
+	s.lastID, s.requests, s.kept = 0, 0, 0
 }
 
 // Requests returns how many HTTP requests the server has received since it

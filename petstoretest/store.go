@@ -19,7 +19,11 @@ func (s *Server) AddPet(p petstore.NewPet) petstore.Pet {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.store(p)
+	pet, ok := s.store(p)
+	if !ok {
+		panic("petstoretest: AddPet: " + noIDLeft)
+	}
+	return pet
 }
 
 // SetPets replaces every animal with pets, keeping their ids: an animal with
@@ -28,10 +32,11 @@ func (s *Server) AddPet(p petstore.NewPet) petstore.Pet {
 // does not change [Server.Created], the faults or the journal. SetPets
 // panics, changing nothing, on an animal that POST /pets would refuse
 // (empty name or unknown status), a negative id, an id given twice, or an
-// id so large that no id is left after it, which is appropriate for test
-// setup.
+// id so large that the animals with ID 0 after it find no id, which is
+// appropriate for test setup. An animal may have id math.MaxInt64: the
+// next create is then refused (507 ids_exhausted), as ids never wrap.
 func (s *Server) SetPets(pets []petstore.Pet) {
-	var largest int64
+	var largest, unnumbered int64
 	seen := make(map[int64]bool, len(pets))
 	for i, p := range pets {
 		at := "SetPets: animal " + strconv.Itoa(i) + ": "
@@ -45,8 +50,11 @@ func (s *Server) SetPets(pets []petstore.Pet) {
 		}
 		seen[p.ID] = true
 		largest = max(largest, p.ID)
+		if p.ID == 0 {
+			unnumbered++
+		}
 	}
-	if largest > math.MaxInt64-int64(len(pets)) {
+	if largest > math.MaxInt64-unnumbered {
 		panic("petstoretest: SetPets: ID " + strconv.FormatInt(largest, 10) + " leaves no id for the animals after it")
 	}
 	stored := slices.Clone(pets)
@@ -59,7 +67,7 @@ func (s *Server) SetPets(pets []petstore.Pet) {
 	slices.SortFunc(stored, func(a, b petstore.Pet) int { return cmp.Compare(a.ID, b.ID) })
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.pets, s.nextID = stored, largest+1
+	s.pets, s.lastID = stored, largest
 }
 
 // checkPet returns why POST /pets would refuse an animal with this name and
@@ -74,12 +82,20 @@ func checkPet(name string, status petstore.PetStatus) string {
 	return ""
 }
 
-// store adds p with the next id; s.mu must be held.
-func (s *Server) store(p petstore.NewPet) petstore.Pet {
-	pet := petstore.Pet{ID: s.nextID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status}
-	s.nextID++
+// noIDLeft says why an animal cannot be stored once an id of
+// math.MaxInt64 was given: ids never wrap.
+const noIDLeft = "no id left: an animal has id 9223372036854775807, the largest there is"
+
+// store adds p with the id after the largest given so far, and reports
+// false, storing nothing, when that was math.MaxInt64. s.mu must be held.
+func (s *Server) store(p petstore.NewPet) (petstore.Pet, bool) {
+	if s.lastID == math.MaxInt64 {
+		return petstore.Pet{}, false
+	}
+	s.lastID++
+	pet := petstore.Pet{ID: s.lastID, Name: p.Name, CategoryID: p.CategoryID, Status: p.Status}
 	s.pets = append(s.pets, pet)
-	return pet
+	return pet, true
 }
 
 // Pets returns a copy of every stored animal, seeded or created, in id order.

@@ -2,6 +2,7 @@ package petstoretest_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -156,7 +157,8 @@ func TestSetPetsPanics(t *testing.T) {
 		{[]petstore.Pet{{Name: "A", Status: "lost"}}, `petstoretest: SetPets: animal 0: unknown Status "lost"`},
 		{[]petstore.Pet{{ID: -1, Name: "A"}}, "petstoretest: SetPets: animal 0: negative ID -1"},
 		{[]petstore.Pet{{ID: 4, Name: "A"}, {Name: "B"}, {ID: 4, Name: "C"}}, "petstoretest: SetPets: animal 2: ID 4 is given twice"},
-		{[]petstore.Pet{{ID: math.MaxInt64, Name: "A"}}, "petstoretest: SetPets: ID 9223372036854775807 leaves no id for the animals after it"},
+		{[]petstore.Pet{{ID: math.MaxInt64, Name: "A"}, {Name: "B"}}, "petstoretest: SetPets: ID 9223372036854775807 leaves no id for the animals after it"},
+		{[]petstore.Pet{{ID: math.MaxInt64 - 1, Name: "A"}, {Name: "B"}, {Name: "C"}}, "petstoretest: SetPets: ID 9223372036854775806 leaves no id for the animals after it"},
 	}
 	for _, tc := range tests {
 		got := panicOf(func() { srv.SetPets(tc.pets) })
@@ -166,6 +168,57 @@ func TestSetPetsPanics(t *testing.T) {
 	}
 	if diff := cmp.Diff(before, srv.Pets()); diff != "" {
 		t.Errorf("Pets() after refused SetPets calls (-want +got):\n%s", diff)
+	}
+}
+
+// TestIDsNeverWrap: ids grow up to math.MaxInt64; after it, a create is
+// refused with a 507 ids_exhausted Error body and AddPet panics, nothing
+// stored, never a negative id; Reset starts from 1 again.
+func TestIDsNeverWrap(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		pets    []petstore.Pet
+		created []int64 // the ids of two creates; 0 for one refused
+	}{
+		{"the last id created", []petstore.Pet{{ID: math.MaxInt64 - 1, Name: "A"}}, []int64{math.MaxInt64, 0}},
+		{"the last id set", []petstore.Pet{{ID: math.MaxInt64, Name: "A"}}, []int64{0, 0}},
+		{"the last id numbered", []petstore.Pet{{ID: math.MaxInt64 - 1, Name: "A"}, {Name: "B"}}, []int64{0, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			c := newClient(t, srv, petstore.WithMaxRetries(0))
+			srv.SetPets(tc.pets)
+			var got []int64
+			for range tc.created {
+				p, err := c.CreatePet(context.Background(), petstore.NewPet{Name: "New", CategoryID: 1})
+				var apiErr *petstore.APIError
+				switch {
+				case err == nil:
+					got = append(got, p.ID)
+				case errors.As(err, &apiErr) && apiErr.Status == 507 && apiErr.Code == "ids_exhausted":
+					got = append(got, 0)
+				default:
+					t.Fatalf("CreatePet: %v; want an animal or 507 ids_exhausted", err)
+				}
+			}
+			if diff := cmp.Diff(tc.created, got); diff != "" {
+				t.Errorf("ids created mismatch (-want +got):\n%s", diff)
+			}
+			if n := len(srv.Pets()); n != len(tc.pets)+len(srv.Created()) {
+				t.Errorf("%d animals stored, want %d set and %d created", n, len(tc.pets), len(srv.Created()))
+			}
+			want := "petstoretest: AddPet: no id left: an animal has id 9223372036854775807, the largest there is"
+			if diff := cmp.Diff(want, panicOf(func() { srv.AddPet(petstore.NewPet{Name: "X"}) })); diff != "" {
+				t.Errorf("AddPet panic mismatch (-want +got):\n%s", diff)
+			}
+			srv.Reset()
+			if p := srv.AddPet(petstore.NewPet{Name: "X"}); p.ID != 1 {
+				t.Errorf("id after Reset = %d, want 1", p.ID)
+			}
+		})
 	}
 }
 
