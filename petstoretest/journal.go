@@ -3,10 +3,10 @@ package petstoretest
 import (
 	"bytes"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/petstore/petstore-go/internal/fakehook"
 )
@@ -59,39 +59,65 @@ func (s *Server) Received() []Request {
 		reqs = make([]Request, len(s.journal))
 	}
 	for i, e := range s.journal {
-		reqs[i] = *e.req
-		reqs[i].Query = cloneValues(e.req.Query)
+		reqs[i] = e.request()
 		reqs[i].Header = e.req.Header.Clone()
 		reqs[i].Body = slices.Clone(e.req.Body)
 	}
 	return reqs
 }
 
-// Bounds of the journal.
+// Bounds of the journal, and what it counts against MaxJournalBytes: the
+// memory an entry holds, so that a request of many small parts (a query
+// a&a&a..., thousands of empty header values) costs what it keeps.
 const (
 	keptBody              = 64 << 10 // what it keeps of a request body
 	defaultJournalEntries = 10_000
 	defaultJournalBytes   = 32 << 20
-	// entryOverhead is what an entry costs beyond its text (the Request,
-	// its maps and slices), roughly, so that MaxJournalBytes also bounds a
-	// journal of many small requests.
-	entryOverhead = 512
+	// entryOverhead is what an entry costs beyond its text, values and
+	// header names (the Request, the journal's slot, its header map's
+	// first group), so that MaxJournalBytes also bounds a journal of many
+	// small requests.
+	entryOverhead = 1024
+	// valueCost is what a header value costs beyond its text: its string
+	// header in the array of values (16 bytes), and a quarter more for the
+	// allocator's rounding of that array (up to a size class, 8 bytes of
+	// malloc header included, or to a page).
+	valueCost = 20
+	// nameCost is what a header name costs beyond its text: its slot in
+	// the map (its string and its slice of values), at the map's loosest.
+	nameCost = 128
 )
 
-// journalEntry is a request in the journal, with the bytes it counts
-// against MaxJournalBytes.
+// journalEntry is a request in the journal, with its raw query and the
+// bytes it counts against MaxJournalBytes. The query is kept as received,
+// a copy of its text, and parsed when read: parsed, a query a&a&a... costs
+// 16 bytes a byte.
 type journalEntry struct {
-	req  *Request
-	size int
+	req   *Request // its Query nil
+	query string
+	size  int
+}
+
+// request returns the entry's Request with its Query parsed; it shares
+// Header and Body with the journal. The caller holds s.mu.
+func (e journalEntry) request() Request {
+	r := *e.req
+	r.Query = parseQuery(e.query)
+	return r
+}
+
+// parseQuery parses a raw query as http.Request.URL.Query does.
+func parseQuery(raw string) url.Values {
+	v, _ := url.ParseQuery(raw)
+	return v
 }
 
 // record adds e to the journal, then drops the oldest entries until the
 // journal is within its bounds again; e stays unless MaxJournalEntries is
 // below 1. The caller holds s.mu.
-func (s *Server) record(e *Request) {
-	size := entrySize(e)
-	s.journal = append(s.journal, journalEntry{e, size})
-	s.kept += size
+func (s *Server) record(e journalEntry) {
+	s.journal = append(s.journal, e)
+	s.kept += e.size
 	for len(s.journal) > max(s.MaxJournalEntries, 0) ||
 		len(s.journal) > 1 && s.kept > s.MaxJournalBytes {
 		s.kept -= s.journal[0].size
@@ -103,37 +129,21 @@ func (s *Server) record(e *Request) {
 	}
 }
 
-// entrySize returns what e counts against MaxJournalBytes: its body, path,
-// query and header, as bytes of text, and entryOverhead.
-func entrySize(e *Request) int {
-	n := entryOverhead + len(e.Body) + len(e.Method) + len(e.Path)
-	for _, m := range []map[string][]string{e.Query, e.Header} {
-		for k, vs := range m {
-			n += len(k)
-			for _, v := range vs {
-				n += len(v)
-			}
-		}
-	}
-	return n
-}
-
 // walkJournal calls walk with each entry of the journal, oldest first,
 // until it returns false, without holding s.mu during a call: the entries
 // are those in the journal when it was called. Each Request shares its
-// Query, Header and Body with the journal, which never changes them once
-// recorded; only Status changes, and is read under s.mu.
+// Header and Body with the journal, which never changes them once
+// recorded (only Status changes, and is read under s.mu); its Query is
+// parsed for the call.
 func (s *Server) walkJournal(walk fakehook.Walk) {
 	s.mu.Lock()
-	entries := make([]*Request, len(s.journal))
-	for i, e := range s.journal {
-		entries[i] = e.req
-	}
+	entries := slices.Clone(s.journal)
 	s.mu.Unlock()
 	for _, e := range entries {
 		s.mu.Lock()
-		r := *e
+		r := *e.req
 		s.mu.Unlock()
+		r.Query = parseQuery(e.query)
 		if !walk(r) {
 			return
 		}
@@ -142,13 +152,15 @@ func (s *Server) walkJournal(walk fakehook.Walk) {
 
 // newRequest returns the journal entry of r, with no Authorized,
 // RequestID or Status yet, and r's body for the handler. The entry keeps
-// the first keptBody bytes of the body. With handlerReads (an authorized
+// the first keptBody bytes of the body, and copies of r's method, path,
+// query and header, which hold no part of the request line (a path that
+// pointed into a 1 MB line would keep the whole line). With handlerReads (an authorized
 // POST /pets), the body returned is read up to one byte more than maxBody,
 // so that createPet can tell a body that is too large; otherwise it is the
 // kept part, and the rest is read (up to maxBody) and thrown away, so that
 // the connection can serve the next request without the server holding a
 // large body it refuses.
-func newRequest(r *http.Request, op string, handlerReads bool) (*Request, []byte) {
+func newRequest(r *http.Request, op string, handlerReads bool) (journalEntry, []byte) {
 	kept, _ := io.ReadAll(io.LimitReader(r.Body, keptBody)) // what arrived, even if cut short
 	kept = bytes.Clone(kept)                                // no spare capacity kept in the journal
 	body := kept
@@ -158,24 +170,64 @@ func newRequest(r *http.Request, op string, handlerReads bool) (*Request, []byte
 	} else if len(kept) == keptBody {
 		io.Copy(io.Discard, io.LimitReader(r.Body, maxBody+1-keptBody))
 	}
-	h := r.Header.Clone()
-	h.Del("Authorization")
-	return &Request{
+	e := &Request{
 		Operation: op,
-		Method:    r.Method,
-		Path:      r.URL.EscapedPath(),
-		Query:     r.URL.Query(),
-		Header:    h,
+		Method:    strings.Clone(r.Method),
+		Path:      strings.Clone(r.URL.EscapedPath()),
 		Body:      kept,
-	}, body
+	}
+	var size int
+	e.Header, size = packHeader(r.Header)
+	query := strings.Clone(r.URL.RawQuery)
+	size += entryOverhead + len(e.Body) + len(e.Method) + len(e.Path) + len(query)
+	return journalEntry{req: e, query: query, size: size}, body
 }
 
-func cloneValues(v url.Values) url.Values {
-	c := maps.Clone(v)
-	for k, vs := range c {
-		c[k] = slices.Clone(vs)
+// packHeader returns a copy of h without Authorization, its names and
+// values in one string and its values in one array (as Header.Clone
+// shares them), and what it costs: its text, valueCost a value and
+// nameCost a name.
+func packHeader(h http.Header) (http.Header, int) {
+	if h == nil {
+		return nil, 0
 	}
-	return c
+	names := make([]string, 0, len(h))
+	text, values := 0, 0
+	for k, vs := range h {
+		if k == "Authorization" {
+			continue
+		}
+		names = append(names, k)
+		text += len(k)
+		values += len(vs)
+		for _, v := range vs {
+			text += len(v)
+		}
+	}
+	var b strings.Builder
+	b.Grow(text)
+	for _, k := range names {
+		b.WriteString(k)
+		for _, v := range h[k] {
+			b.WriteString(v)
+		}
+	}
+	all, at := b.String(), 0
+	cut := func(n int) string { at += n; return all[at-n : at] }
+	array := make([]string, values)
+	packed := make(http.Header, len(names))
+	for _, k := range names {
+		name, vs := cut(len(k)), h[k]
+		if vs == nil {
+			packed[name] = nil
+			continue
+		}
+		for i, v := range vs {
+			array[i] = cut(len(v))
+		}
+		packed[name], array = array[:len(vs):len(vs)], array[len(vs):]
+	}
+	return packed, text + valueCost*values + nameCost*len(names)
 }
 
 // answerWriter is the ResponseWriter of a request: it records the status in

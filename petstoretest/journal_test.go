@@ -1,6 +1,7 @@
 package petstoretest_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -141,7 +142,7 @@ func TestJournalBounds(t *testing.T) {
 		{"entries", 3, 32 << 20, []int{1, 2, 3, 4, 5}, []int{3, 4, 5}},
 		{"bytes", 100, 150 << 10, []int{20 << 10, 40 << 10, 50 << 10, 60 << 10}, []int{50 << 10, 60 << 10}},
 		{"one over the bytes", 100, 1 << 10, []int{10, 20 << 10}, []int{20 << 10}},
-		{"bodies cut to 64 KiB before they count", 100, 130 << 10, []int{100 << 10, 100 << 10}, []int{64 << 10, 64 << 10}},
+		{"bodies cut to 64 KiB before they count", 100, 140 << 10, []int{100 << 10, 100 << 10}, []int{64 << 10, 64 << 10}},
 		{"no entry", 0, 32 << 20, []int{1, 2}, nil},
 	}
 	for _, tc := range tests {
@@ -223,6 +224,93 @@ func TestJournalHeap(t *testing.T) {
 		t.Errorf("%d KiB allocated per refused 1 MiB request, want under 512 KiB", perRequest>>10)
 	}
 	runtime.KeepAlive(reqs)
+}
+
+// hostile returns a request of method GET to /v1/pets with the query
+// a&a&... of about queryBytes bytes (one name, one empty value a pair)
+// and emptyValues empty values of the header X-A, as its text.
+func hostile(queryBytes, emptyValues int) string {
+	var b strings.Builder
+	b.WriteString("GET /v1/pets?" + strings.Repeat("a&", queryBytes/2) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+	b.WriteString(strings.Repeat("X-A:\r\n", emptyValues))
+	b.WriteString("\r\n")
+	return b.String()
+}
+
+// TestJournalKeepsHostileRequests: a request of many small parts is in the
+// journal as it was sent, its parts counted.
+func TestJournalKeepsHostileRequests(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	for _, text := range []string{hostile(1<<10, 256), hostile(8<<10, 0), hostile(0, 4096)} {
+		r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(text)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Config.Handler.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	type parts struct{ Path, Values, Headers int }
+	var got []parts
+	for _, r := range srv.Received() {
+		got = append(got, parts{len(r.Path), len(r.Query["a"]), len(r.Header["X-A"])})
+	}
+	want := []parts{{8, 512, 256}, {8, 4096, 0}, {8, 0, 4096}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("journal mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestJournalHeapHostile serves requests of many small parts, read from
+// their text as net/http's server reads them (so the method and path the
+// journal gets point into the request line), and measures the heap the
+// journal keeps: within MaxJournalBytes (32 MiB) and a bounded overhead,
+// whatever the parts, and back near nothing after Reset. Each query a&a&...
+// or empty header value costs what it keeps. Not parallel: it measures
+// the process's heap, while the parallel tests wait.
+func TestJournalHeapHostile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("keeps 32 MiB several times")
+	}
+	tests := []struct {
+		name     string
+		requests int
+		text     string
+	}{
+		{"10,000 requests of a 512-byte query a&a&... and 128 empty header values", 10_000, hostile(512, 128)},
+		{"60 queries of 1 MB", 60, hostile(1<<20, 0)},
+		{"16 requests of 190,000 empty header values", 16, hostile(0, 190_000)},
+	}
+	const bound = 32<<20 + 2<<20 // MaxJournalBytes, and the journal's array
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := petstoretest.NewUnstartedServer()
+			defer srv.Close()
+			before := heap()
+			for range tc.requests {
+				r, err := http.ReadRequest(bufio.NewReader(strings.NewReader(tc.text)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := httptest.NewRecorder()
+				srv.Config.Handler.ServeHTTP(w, r)
+				if w.Code != http.StatusUnauthorized {
+					t.Fatalf("status %d, want 401", w.Code)
+				}
+			}
+			held := int64(heap().HeapAlloc) - int64(before.HeapAlloc)
+			t.Logf("%s: the journal keeps %.1f MiB", tc.name, float64(held)/(1<<20))
+			if held > bound {
+				t.Errorf("heap grew by %.1f MiB, want at most %d MiB", float64(held)/(1<<20), bound>>20)
+			}
+			if n := srv.Requests(); n != tc.requests {
+				t.Fatalf("Requests() = %d, want %d", n, tc.requests)
+			}
+			srv.Reset()
+			if held := int64(heap().HeapAlloc) - int64(before.HeapAlloc); held > 1<<20 {
+				t.Errorf("heap after Reset %.1f MiB over the start, want under 1 MiB", float64(held)/(1<<20))
+			}
+		})
+	}
 }
 
 // heap returns the memory statistics after a garbage collection.

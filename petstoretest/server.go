@@ -18,10 +18,14 @@
 // step.
 //
 // The journal is bounded, so that a fake can run for a day under load: it
-// keeps the newest 10,000 requests, within 32 MiB of kept bodies (a body
-// is kept up to its first 64 KiB) and headers, and drops the oldest first
+// keeps the newest 10,000 requests, within 32 MiB of what they keep
+// (bodies, up to their first 64 KiB, paths, queries and headers, each
+// header value with its overhead), and drops the oldest first
 // ([Server.MaxJournalEntries] and [Server.MaxJournalBytes] set other
 // bounds). A refused body is read up to 1 MiB and not kept beyond 64 KiB.
+// The bound counts memory, not bytes of text: a query a&a&a... or
+// thousands of empty header values cost what they keep, and no entry
+// holds on to its request line.
 //
 // # Error codes
 //
@@ -104,9 +108,11 @@ type Server struct {
 	// MaxJournalEntries and MaxJournalBytes bound the journal
 	// ([Server.Received]): once a new request takes it past either, the
 	// oldest entries are dropped until it is within both (the newest stays,
-	// even alone over MaxJournalBytes). MaxJournalBytes counts each entry's
-	// kept body (its first 64 KiB), its path, query and header, and 512
-	// bytes for the rest.
+	// even alone over MaxJournalBytes). MaxJournalBytes counts the memory
+	// an entry keeps: its kept body (its first 64 KiB), its method, path
+	// and query as text (the query is kept as received and parsed when
+	// read), its header's names and values as text, and 20 bytes more a
+	// header value, 128 a header name and 1 KiB for the rest.
 	// NewUnstartedServer sets them to 10,000 entries and 32 MiB; a
 	// MaxJournalEntries of 0 keeps no entry at all. They may be changed
 	// after NewUnstartedServer and before Start.
@@ -250,7 +256,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	op, handle := s.route(r)
 	authorized := s.authorized(r)
-	e, body := newRequest(r, op, authorized && op == "CreatePet")
+	entry, body := newRequest(r, op, authorized && op == "CreatePet")
+	e := entry.req
 	e.Authorized = authorized
 	o := fakehook.FromContext(r.Context())
 	if o == nil {
@@ -261,7 +268,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests++
 	s.received++
 	e.RequestID = "req-" + strconv.Itoa(s.received)
-	s.record(e)
+	s.record(entry)
 	f := s.takeFault(op)
 	e.Fault = f != nil
 	s.mu.Unlock()
