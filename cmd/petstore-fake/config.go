@@ -27,7 +27,9 @@ stdout, for a shell to eval:
   export PETSTORE_BASE_URL=http://127.0.0.1:8080/v1
   export PETSTORE_API_KEY=pst_...
 
-then logs each request on stderr (see -log) until SIGINT or SIGTERM, when it
+then announces where it serves (with -allow-remote on 0.0.0.0 or ::, that it
+listens on every interface, and the URLs for this machine and for others),
+and logs each request on stderr (see -log) until SIGINT or SIGTERM, when it
 stops (ending stalled requests with a 503, and after 3s closing the
 connections of requests still running) and exits 0. Exit status 2: bad flags,
 variables or -pets file; 1: other failures, such as an address already in
@@ -98,13 +100,18 @@ Flags:
       log/slog's JSONHandler writes them; a request's has time, level, msg
       ("request"), method, path, query, status (0 when no answer was sent),
       duration (nanoseconds), request_id and fault. Neither form ever holds
-      the key, in any encoding, or a header; text leaves out the query.
-      Variable: PETSTORE_FAKE_LOG.
+      the key, in any encoding, or a header; text leaves out the query. A
+      health check that passes (GET /_fake/health, 200) is not logged.
+      A short key (under 8 characters) is hidden only as a whole token,
+      which may follow "=": with -key 1, "limit=1" shows as
+      "limit=[REDACTED]". Variable: PETSTORE_FAKE_LOG.
   -journal N
       the most API requests the journal keeps (default 10000; 0 keeps
       none), the oldest dropped first. The journal also keeps at most
-      32 MiB of bodies and headers, a body up to its first 64 KiB, so a
-      fake that runs for a day under load stays small.
+      32 MiB: bodies (each up to its first 64 KiB), paths, queries and
+      headers, each header value counted with its overhead, so that a
+      fake that runs for a day under load, or meets a query a&a&a... or
+      thousands of empty header values, stays small.
       Variable: PETSTORE_FAKE_JOURNAL.
   -version
       print "petstore-fake <version>" on stdout and exit 0.
@@ -114,7 +121,8 @@ Flags:
       200 {"status":"ok"}, 1 otherwise: a health check for a container image
       with no shell or curl. Without URL, the fake at -addr or
       PETSTORE_FAKE_ADDR (0.0.0.0 and :: probed on loopback), by default
-      http://127.0.0.1:8080. Other flags and variables are ignored.
+      http://127.0.0.1:8080. Other flags and variables are ignored; a bad
+      one exits 1 too, as a health check only exits 0 or 1.
 
 Control API: beside the Pet Store API, requests under /_fake/ steer the fake
 while it runs, for a script that keeps one fake through many scenarios. They
@@ -139,7 +147,8 @@ method_not_allowed.
                           "authorized","body" (its first 64 KiB, as text),
                           "status" (0: no answer),"fault","requestId"}]
   POST   /_fake/reset     204: back to the start: the -pets animals, no
-                          faults, an empty journal
+                          faults, an empty journal; the memory the journal
+                          held goes back to the system
   GET    /_fake/health    200: {"status":"ok"} while it serves; no key needed
 For example:
   curl -sH "Authorization: Bearer $PETSTORE_API_KEY" \
@@ -177,10 +186,10 @@ var envVars = []struct{ flag, name string }{
 // and, for each flag not given, its environment variable, read through
 // getenv. It returns flag.ErrHelp for -h, after writing the usage to
 // stderr; for -version a config that asks for nothing else; for
-// -healthcheck one that asks only for that, even with an error (main exits
-// 1 then, not 2, which Docker's HEALTHCHECK reserves). Any other error is
-// a usage error, and names the flag or the variable at fault (never the
-// key's value).
+// -healthcheck one that asks only for that, even with an error, a bad flag
+// included (main exits 1 then, not 2, which Docker's HEALTHCHECK
+// reserves). Any other error is a usage error, and names the flag or the
+// variable at fault (never the key's value).
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	var cfg config
 	var petsFile string
@@ -189,7 +198,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		if errors.Is(err, flag.ErrHelp) {
 			io.WriteString(stderr, usage)
 		}
-		return config{}, err
+		return config{Healthcheck: asksHealthcheck(fs, args)}, err
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })

@@ -181,6 +181,15 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"-healthcheck", "127.0.0.1:8080"}, `-healthcheck "127.0.0.1:8080": want the fake's URL, such as http://127.0.0.1:8080`, nil},
 		{[]string{"-healthcheck", "http://127.0.0.1:8080/v1/pets"}, `-healthcheck "http://127.0.0.1:8080/v1/pets": want the fake's URL`, nil},
 		{[]string{"-healthcheck", "http://a:1", "http://b:1"}, `-healthcheck takes one URL at most, got ["http://a:1" "http://b:1"]`, nil},
+		{[]string{"-healthcheck", "-journal=x"}, `invalid value "x" for flag -journal: parse error`, nil},
+		{[]string{"-journal=x", "-healthcheck"}, `invalid value "x" for flag -journal: parse error`, nil},
+		{[]string{"-healthcheck", "-nope", "http://a:1"}, "flag provided but not defined: -nope", nil},
+		{[]string{"-healthcheck", "-addr"}, "flag needs an argument: -addr", nil},
+		{[]string{"-healthcheck", "-version=maybe"}, `invalid boolean value "maybe" for -version: parse error`, nil},
+		{[]string{"--healthcheck=1", "-log"}, "flag needs an argument: -log", nil},
+		{[]string{"-healthcheck=false", "-journal=x"}, `invalid value "x" for flag -journal: parse error`, nil},
+		{[]string{"-log", "json", "-allow-remote", "-healthcheck", "-journal=x"}, `invalid value "x" for flag -journal: parse error`, nil},
+		{[]string{"-key", "-healthcheck", "-journal=x"}, `invalid value "x" for flag -journal: parse error`, nil}, // -healthcheck is the key
 	}
 	for _, tc := range tests {
 		var stderr bytes.Buffer
@@ -191,7 +200,8 @@ func TestParseConfigErrors(t *testing.T) {
 		if key := tc.env["PETSTORE_FAKE_KEY"]; err != nil && strings.TrimSpace(key) != "" && strings.Contains(err.Error(), key) {
 			t.Errorf("parseConfig with PETSTORE_FAKE_KEY %q: the error %q holds the key", key, err)
 		}
-		if want := slices.Contains(tc.args, "-healthcheck"); cfg.Healthcheck != want {
+		want := slices.Contains(tc.args, "-healthcheck") && tc.args[0] != "-key" || slices.Contains(tc.args, "--healthcheck=1")
+		if cfg.Healthcheck != want {
 			t.Errorf("parseConfig(%q): Healthcheck %v, want %v (main exits 1, not 2, after a -healthcheck)", tc.args, cfg.Healthcheck, want)
 		}
 		if stderr.Len() > 0 {

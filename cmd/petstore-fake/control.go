@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,7 +76,8 @@ var controlRoutes = map[string]map[string]controlRoute{
 const healthPath = "/_fake/health"
 
 // streamer is an answer written piece by piece, as it is made, rather than
-// marshalled whole: the journal, which may hold 32 MiB of bodies.
+// marshalled whole: the journal, which may hold 32 MiB of bodies (and
+// parses each query anew).
 type streamer interface {
 	stream(w io.Writer, r *http.Request)
 }
@@ -221,9 +223,16 @@ func (c *control) clearFaults([]byte) (int, any, error) {
 
 // reset answers POST /_fake/reset: back to the start, the -pets animals, no
 // faults, an empty journal; 204.
+//
+// It then returns the memory the journal held to the system at once
+// (debug.FreeOSMemory: a collection, then the free pages given back), where
+// Go would do it over minutes: a script that resets a fake between
+// scenarios sees its resident memory drop back. It costs a pause of a few
+// milliseconds, which a test fake can afford.
 func (c *control) reset([]byte) (int, any, error) {
 	c.srv.Reset()
 	c.srv.SetPets(c.start) // taken at the start already
+	debug.FreeOSMemory()
 	return http.StatusNoContent, nil, nil
 }
 

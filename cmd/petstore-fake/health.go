@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -44,6 +46,36 @@ func healthURL(args []string, addr, from string) (string, error) {
 		return u.String(), nil
 	}
 	return "", fmt.Errorf("-healthcheck takes one URL at most, got %q", args)
+}
+
+// asksHealthcheck reports whether args, which fs refused, hold
+// -healthcheck (or --healthcheck, or -healthcheck=VALUE unless VALUE is
+// false) among the flags, as fs reads them: before the first argument that
+// is neither a flag nor the value of one, or "--". So a health check with
+// a bad flag ("-healthcheck -journal=x") still exits 1.
+func asksHealthcheck(fs *flag.FlagSet, args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return false
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if name == "healthcheck" {
+			b, err := strconv.ParseBool(value)
+			return !hasValue || err != nil || b
+		}
+		if f := fs.Lookup(name); f != nil && !hasValue && !isBoolFlag(f) {
+			i++ // its value
+		}
+	}
+	return false
+}
+
+// isBoolFlag reports whether f is a flag that takes no value, as the flag
+// package tells.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // healthTimeout bounds a -healthcheck probe. A container runtime gives a

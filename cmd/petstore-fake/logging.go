@@ -92,17 +92,23 @@ func (l *eventLog) request(r *http.Request, o *fakehook.Outcome, d time.Duration
 }
 
 // logRequests returns a handler that serves each request with next and
-// logs it to l. It hands next an Outcome in the request's context, which
-// the fake fills in (its status, request id, whether a fault answered).
-// The log is written in a defer: the fake ends a request it drops or cuts
-// short with panic(http.ErrAbortHandler), which is logged, then goes on to
-// net/http, which drops the connection.
+// logs it to l, but for a health check that passed (GET /_fake/health
+// answered 200): a container runtime probes it every few seconds, which
+// would bury the requests under its lines. It hands next an Outcome in the
+// request's context, which the fake fills in (its status, request id,
+// whether a fault answered). The log is written in a defer: the fake ends
+// a request it drops or cuts short with panic(http.ErrAbortHandler), which
+// is logged, then goes on to net/http, which drops the connection.
 func logRequests(next http.Handler, l *eventLog) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		o := new(fakehook.Outcome)
 		r = r.WithContext(fakehook.NewContext(r.Context(), o))
-		defer func() { l.request(r, o, time.Since(start)) }()
+		defer func() {
+			if r.Method != http.MethodGet || r.URL.EscapedPath() != healthPath || o.Status != http.StatusOK {
+				l.request(r, o, time.Since(start))
+			}
+		}()
 		next.ServeHTTP(w, r)
 	})
 }

@@ -74,6 +74,38 @@ func TestLogText(t *testing.T) {
 	}
 }
 
+// TestHealthChecksNotLogged: a health check that passed (GET
+// /_fake/health answered 200) writes nothing, in either form, so that a
+// container's probe every few seconds does not bury the requests; any
+// other answer on that path is logged.
+func TestHealthChecksNotLogged(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, method, target string
+		status               int
+		lines                int
+	}{
+		{"passed", "GET", "/_fake/health", 200, 0},
+		{"failed", "GET", "/_fake/health", 503, 1},
+		{"another method", "POST", "/_fake/health", 405, 1},
+		{"a query", "GET", "/_fake/health?x=1", 400, 1},
+		{"another path", "GET", "/_fake/healthz", 404, 1},
+		{"the API", "GET", "/v1/pets", 200, 1},
+	}
+	for _, form := range []string{"text", "json"} {
+		for _, tc := range tests {
+			t.Run(form+" "+tc.name, func(t *testing.T) {
+				t.Parallel()
+				r := httptest.NewRequest(tc.method, tc.target, nil)
+				got, _ := serveLogged(t, form, "pst_secret", answering(fakehook.Outcome{Status: tc.status}, false), r)
+				if lines := strings.Count(got, "\n"); lines != tc.lines {
+					t.Errorf("%s %s answered %d: logged %q, want %d lines", tc.method, tc.target, tc.status, got, tc.lines)
+				}
+			})
+		}
+	}
+}
+
 // requestKeys are the keys of a request's record in json, in order.
 var requestKeys = []string{"time", "level", "msg", "method", "path", "query", "status", "duration", "request_id", "fault"}
 

@@ -17,8 +17,13 @@
 // petstore-fake -healthcheck probes GET /_fake/health for it.
 //
 // The journal of requests is bounded, for a fake that runs for a day: the
-// newest 10,000 (-journal N), within 32 MiB of bodies and headers, a body
-// kept up to 64 KiB, the oldest dropped first.
+// newest 10,000 (-journal N), within 32 MiB of what they keep (bodies, a
+// body up to 64 KiB, paths, queries, headers, each header value with its
+// overhead), the oldest dropped first. POST /_fake/reset empties it and
+// gives the memory back to the system (debug.FreeOSMemory).
+//
+// Health checks that pass (GET /_fake/health answered 200) are not logged.
+// -healthcheck exits 0 or 1, whatever its arguments.
 //
 // Beside the API, a control API under /_fake/ steers the fake while it runs,
 // with the same key (but for /_fake/health), JSON in and out. Its requests
@@ -32,7 +37,7 @@
 //	DELETE /_fake/faults    204: drop every pending fault
 //	GET    /_fake/requests  200: the journal of API requests, oldest first, as objects with operation,
 //	                        method, path, query, header, authorized, body (as text), status, fault, requestId
-//	POST   /_fake/reset     204: back to the start: the -pets animals, no faults, an empty journal
+//	POST   /_fake/reset     204: back to the start: the -pets animals, no faults, an empty journal, memory freed
 //	GET    /_fake/health    200: {"status":"ok"} while it serves; the only path that needs no key
 //
 // examples/fake-script/script.sh is an integration script that uses it, with curl and jq.
@@ -119,8 +124,8 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 		shellQuote(baseURL), shellQuote(srv.APIKey)); err != nil {
 		return err
 	}
-	logger.Printf("serving the Pet Store API at %s; animals: %d, faults: %d; stop with Ctrl-C or SIGTERM",
-		baseURL, len(cfg.Pets), len(cfg.Faults))
+	logger.Printf("%s; animals: %d, faults: %d; stop with Ctrl-C or SIGTERM",
+		serving(srv.URL, cfg.Addr), len(cfg.Pets), len(cfg.Faults))
 	<-ctx.Done()
 	shutdown(srv, logger)
 	logger.Printf("stopped")
@@ -174,6 +179,26 @@ func localURL(u, addr string) string {
 		p.Host = net.JoinHostPort("127.0.0.1", p.Port())
 	}
 	return p.String()
+}
+
+// serving announces where the fake at URL u (the server's, its host the
+// listener's address) serves, asked for at addr: its base URL when it
+// listens on one address; when it listens on every interface (0.0.0.0, ::
+// or no host, with -allow-remote), that, the port, and the URLs that reach
+// it from this machine (on loopback) and from others.
+func serving(u, addr string) string {
+	local := localURL(u, addr)
+	if local == u {
+		return "serving the Pet Store API at " + u
+	}
+	p, err := url.Parse(local)
+	if err != nil {
+		return "serving the Pet Store API at " + local
+	}
+	port := p.Port()
+	p.Host = "HOST:" + port
+	return fmt.Sprintf("serving the Pet Store API on every interface, port %s (-addr %s): at %s from this machine, at %s from others (HOST: this machine's name or address)",
+		port, addr, local, p)
 }
 
 // shellQuote returns s as a word a POSIX shell reads back as s: as it is

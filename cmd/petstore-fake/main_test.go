@@ -100,6 +100,9 @@ func testServesTheSDK(t *testing.T, bin string) {
 	}
 	f.stop(t)
 
+	if lines := f.stderr.Lines(); !strings.Contains(lines[0], " serving the Pet Store API at "+baseURL+"; animals: 3, faults: 0;") {
+		t.Errorf("stderr's first line %q, want it to announce %s", lines[0], baseURL)
+	}
 	want := []string{"GET /v1/pets 200", "POST /v1/pets 201", "GET /v1/pets 200"}
 	if diff := cmp.Diff(want, f.requests()); diff != "" {
 		t.Errorf("requests on stderr mismatch (-want +got):\n%s\nstderr:\n%s", diff, f.stderr.String())
@@ -285,6 +288,31 @@ func TestLocalURL(t *testing.T) {
 	for _, tc := range tests {
 		if got := localURL(tc.in, tc.addr); got != tc.want {
 			t.Errorf("localURL(%q, %q) = %q, want %q", tc.in, tc.addr, got, tc.want)
+		}
+	}
+}
+
+// TestServing: the fake announces the address it listens on: its base URL
+// for one address; for every interface, that, its port, and a URL for this
+// machine and for others, never only a loopback URL as if it served there
+// alone.
+func TestServing(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ url, addr, want string }{
+		{"http://127.0.0.1:40123/v1", "127.0.0.1:0", "serving the Pet Store API at http://127.0.0.1:40123/v1"},
+		{"http://127.0.0.1:8080/v1", "localhost:8080", "serving the Pet Store API at http://127.0.0.1:8080/v1"},
+		{"http://[::1]:8080/v1", "[::1]:8080", "serving the Pet Store API at http://[::1]:8080/v1"},
+		{"http://192.168.1.10:8080/v1", "192.168.1.10:8080", "serving the Pet Store API at http://192.168.1.10:8080/v1"},
+		{"http://[::]:8080/v1", "0.0.0.0:8080", "serving the Pet Store API on every interface, port 8080 (-addr 0.0.0.0:8080): " +
+			"at http://127.0.0.1:8080/v1 from this machine, at http://HOST:8080/v1 from others (HOST: this machine's name or address)"},
+		{"http://[::]:8080/v1", ":8080", "serving the Pet Store API on every interface, port 8080 (-addr :8080): " +
+			"at http://127.0.0.1:8080/v1 from this machine, at http://HOST:8080/v1 from others (HOST: this machine's name or address)"},
+		{"http://[::]:9000/v1", "[::]:9000", "serving the Pet Store API on every interface, port 9000 (-addr [::]:9000): " +
+			"at http://[::1]:9000/v1 from this machine, at http://HOST:9000/v1 from others (HOST: this machine's name or address)"},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, serving(tc.url, tc.addr)); diff != "" {
+			t.Errorf("serving(%q, %q) mismatch (-want +got):\n%s", tc.url, tc.addr, diff)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -144,6 +145,8 @@ func testHealthcheck(t *testing.T, bin string) {
 			`petstore-fake: -healthcheck: GET ` + wrong.URL + `/_fake/health: 503 Service Unavailable "{\"status\":\"starting\"}\n", want 200 {"status":"ok"}`},
 		{"not the fake", nil, []string{"-healthcheck", wrong.URL + "/v1"}, 1, "", "petstore-fake: -healthcheck: GET " + wrong.URL + "/_fake/health: 503 "},
 		{"a bad URL", nil, []string{"-healthcheck", "ftp://x"}, 1, "", `petstore-fake: -healthcheck "ftp://x": want the fake's URL`},
+		{"a bad flag: 1, not 2", nil, []string{"-healthcheck", "-journal=x"}, 1, "", `petstore-fake: invalid value "x" for flag -journal: parse error`},
+		{"an unknown flag after it", nil, []string{"-healthcheck", "-nope", root}, 1, "", "petstore-fake: flag provided but not defined: -nope"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -177,11 +180,8 @@ func closedAddr(t *testing.T) string {
 }
 
 // TestJournalRSS runs the program (built without -race, whose shadow
-// memory would swamp the figure), sends it 300 POSTs of 1 MiB without the
-// key, reads GET /_fake/requests, and reads the program's peak resident
-// memory (VmHWM) from /proc: the bounded journal (300 bodies of 64 KiB,
-// 19 MiB) and the answer written entry by entry keep it small, where the
-// whole journal (300 MiB) and an answer built whole took it past 1 GiB.
+// memory would swamp the figures) and reads its resident memory from
+// /proc under requests that would swell an unbounded journal.
 func TestJournalRSS(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -190,7 +190,18 @@ func TestJournalRSS(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("no /proc/PID/status to read the resident memory from")
 	}
-	f := startFake(t, build(t, false), "-addr", "127.0.0.1:0")
+	bin := build(t, false)
+	t.Run("Bodies", func(t *testing.T) { t.Parallel(); testRSSBodies(t, bin) })
+	t.Run("Hostile", func(t *testing.T) { t.Parallel(); testRSSHostile(t, bin) })
+}
+
+// testRSSBodies sends 300 POSTs of 1 MiB without the key, reads GET
+// /_fake/requests, and reads the program's peak resident memory (VmHWM):
+// the bounded journal (300 bodies of 64 KiB, 19 MiB) and the answer
+// written entry by entry keep it small, where the whole journal (300 MiB)
+// and an answer built whole took it past 1 GiB.
+func testRSSBodies(t *testing.T, bin string) {
+	f := startFake(t, bin, "-addr", "127.0.0.1:0")
 	baseURL, key := f.exports(t)
 	body := strings.Repeat("a", 1<<20)
 	client := &http.Client{}
@@ -224,6 +235,62 @@ func TestJournalRSS(t *testing.T) {
 	t.Logf("petstore-fake after 300 refused 1 MiB POSTs and GET /_fake/requests: VmHWM %d MiB, VmRSS %d MiB", hwm>>20, rss>>20)
 	if hwm > 96<<20 {
 		t.Errorf("peak resident memory %d MiB, want under 96 MiB", hwm>>20)
+	}
+	f.stop(t)
+}
+
+// testRSSHostile sends requests of many small parts, without the key, as
+// raw HTTP/1.1 on one connection: 60 with a query a&a&... of 1 MB (a
+// request line net/http takes: under its 1 MiB MaxHeaderBytes, which the
+// fake keeps), then 16 with 190,000 empty header values (760 KB of
+// "A:\r\n" lines). The program's resident memory (VmRSS) stays under
+// 128 MiB after each, the journal counting what it keeps (an unbounded
+// count took it from 9 MB to 923 MB with the queries), and POST
+// /_fake/reset gives the memory back (debug.FreeOSMemory): under 48 MiB.
+func testRSSHostile(t *testing.T, bin string) {
+	f := startFake(t, bin, "-addr", "127.0.0.1:0")
+	baseURL, key := f.exports(t)
+	_, start := memoryOf(t, f.cmd.Process.Pid)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(baseURL, "/v1"), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	query := "GET /v1/pets?" + strings.Repeat("a&", 500_000) + " HTTP/1.1\r\nHost: fake\r\n\r\n"
+	headers := "GET /v1/pets HTTP/1.1\r\nHost: fake\r\n" + strings.Repeat("A:\r\n", 190_000) + "\r\n"
+	for _, phase := range []struct {
+		name     string
+		requests int
+		text     string
+	}{{"60 queries of 1 MB", 60, query}, {"16 requests of 190,000 empty header values", 16, headers}} {
+		for range phase.requests {
+			if _, err := io.WriteString(conn, phase.text); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", phase.name, err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("%s: status %d, want 401: the fake refused the request itself", phase.name, resp.StatusCode)
+			}
+		}
+		_, rss := memoryOf(t, f.cmd.Process.Pid)
+		t.Logf("petstore-fake after %s: VmRSS %d MiB (%d MiB at the start)", phase.name, rss>>20, start>>20)
+		if rss > 128<<20 {
+			t.Errorf("after %s: resident memory %d MiB, want under 128 MiB", phase.name, rss>>20)
+		}
+	}
+	if got := call(t, baseURL, "Bearer "+key, "POST", "/_fake/reset", ""); got.status != http.StatusNoContent {
+		t.Fatalf("POST /_fake/reset: %d, want 204", got.status)
+	}
+	_, rss := memoryOf(t, f.cmd.Process.Pid)
+	t.Logf("petstore-fake after POST /_fake/reset: VmRSS %d MiB", rss>>20)
+	if rss > 48<<20 {
+		t.Errorf("after POST /_fake/reset: resident memory %d MiB, want under 48 MiB", rss>>20)
 	}
 	f.stop(t)
 }
