@@ -53,13 +53,19 @@ type Request struct {
 // server.
 func (s *Server) Received() []Request {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	entries := slices.Clone(s.journal)
 	var reqs []Request // nil when empty, as Pets and Created return
-	if len(s.journal) > 0 {
-		reqs = make([]Request, len(s.journal))
+	if len(entries) > 0 {
+		reqs = make([]Request, len(entries))
 	}
-	for i, e := range s.journal {
-		reqs[i] = e.request()
+	for i, e := range entries {
+		reqs[i] = *e.req // its Status read under s.mu
+	}
+	s.mu.Unlock()
+	// The rest never changes once recorded: copied without holding s.mu,
+	// so that parsing many large queries does not stall the server.
+	for i, e := range entries {
+		reqs[i].Query = parseQuery(e.query)
 		reqs[i].Header = e.req.Header.Clone()
 		reqs[i].Body = slices.Clone(e.req.Body)
 	}
@@ -90,20 +96,12 @@ const (
 
 // journalEntry is a request in the journal, with its raw query and the
 // bytes it counts against MaxJournalBytes. The query is kept as received,
-// a copy of its text, and parsed when read: parsed, a query a&a&a... costs
-// 16 bytes a byte.
+// a copy of its text, and parsed when read: parsed, a query a&a&a... would
+// cost 16 bytes (a string header) for every two bytes of text.
 type journalEntry struct {
 	req   *Request // its Query nil
 	query string
 	size  int
-}
-
-// request returns the entry's Request with its Query parsed; it shares
-// Header and Body with the journal. The caller holds s.mu.
-func (e journalEntry) request() Request {
-	r := *e.req
-	r.Query = parseQuery(e.query)
-	return r
 }
 
 // parseQuery parses a raw query as http.Request.URL.Query does.
