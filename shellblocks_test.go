@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/version"
 	"io/fs"
 	"net"
 	"os"
@@ -35,6 +36,7 @@ const blockLiveness = 10 * time.Minute
 //	                              command of it without its VAR=value prefixes and -count=1)
 //	<!-- run: new module -->      run in an empty module (go mod init example.com/app), the blocks
 //	                              so marked in order, with PETSTORE set to this checkout
+//	<!-- run: new module, Go 1.24 or later -->  the same, skipped with an older go command
 //	<!-- run: with petstore-fake -->  run with a petstore-fake started by the test: its two
 //	                              variables set, petstore and petstore-fake on PATH
 //
@@ -148,6 +150,11 @@ func (r *blockRunner) shell(t *testing.T, b *block) {
 		checkIsCI(t, b.text, read(t, ".ci/run"))
 	case b.marker == "run: new module":
 		r.run(t, b, r.module(t), r.env)
+	case b.marker == "run: new module, Go 1.24 or later":
+		if v := r.goVersion(t); version.Compare(v, "go1.24") < 0 {
+			t.Skipf("%s: go tool needs Go 1.24 or later", v)
+		}
+		r.run(t, b, r.module(t), r.env)
 	case b.marker == "run: with petstore-fake":
 		needTools(t, "curl", "jq")
 		env, stop := r.startFake(t)
@@ -221,6 +228,18 @@ func freeLoopbackAddr(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// goVersion returns the version of the go command the blocks run.
+func (r *blockRunner) goVersion(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command("go", "env", "GOVERSION")
+	cmd.Env = r.env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go env GOVERSION: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // module returns the empty module the run: new module blocks share.
