@@ -44,7 +44,7 @@ const blockLiveness = 10 * time.Minute
 // marked <!-- output --> is the stdout of the shell block just before it,
 // exactly. Every ```yaml block (a CI system's configuration) needs a marker
 // too, since nothing here runs it. The environment is the caller's without
-// PETSTORE_*, GOFLAGS, GOBIN and SSL_CERT_FILE (TestMain points that at the
+// PETSTORE_*, GOFLAGS, GOBIN, GOWORK and SSL_CERT_FILE (TestMain points that at the
 // test certificate), plus PETSTORE, GOBIN (in a temporary directory, on
 // PATH) and PETSTORE_FAKE_ADDR (a free loopback port, for the recipes that
 // start petstore-fake at its default address).
@@ -201,7 +201,7 @@ func (r *blockRunner) baseEnv(t *testing.T) []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch {
-		case strings.HasPrefix(name, "PETSTORE"), name == "GOFLAGS", name == "GOBIN", name == "SSL_CERT_FILE":
+		case strings.HasPrefix(name, "PETSTORE"), name == "GOFLAGS", name == "GOBIN", name == "GOWORK", name == "SSL_CERT_FILE":
 			continue
 		case name == "PATH":
 			continue // below
