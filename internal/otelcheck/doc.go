@@ -1,4 +1,4 @@
-// Package otelcheck holds the tests that back the README's "Tracing with
+// Package otelcheck holds the tests that back docs/observability.md's "Tracing with
 // OpenTelemetry" section: a Client made with WithHTTPClient and a transport
 // from otelhttp records one client span per attempt, with the method and the
 // status, and no span carries the API key.

@@ -19,7 +19,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
-// hideErrorText is the README's remedy ("Tracing with OpenTelemetry"),
+// hideErrorText is docs/observability.md's remedy ("Tracing with OpenTelemetry"),
 // word for word: a transport under otelhttp whose errors keep their cause
 // for errors.Is and errors.As but not their text, which can quote what a
 // server sent.
@@ -42,7 +42,7 @@ func (e textless) Unwrap() error { return e.err }
 // TestEchoedKeyInTransportError: a server that echoes the key in a response
 // head that is not HTTP makes net/http's error quote it. The SDK redacts
 // its own errors, but otelhttp, below the SDK, records that text in the
-// span's status and an exception event; the README says so, and its remedy,
+// span's status and an exception event; docs/observability.md says so, and its remedy,
 // hideErrorText under otelhttp, keeps the key out of the span.
 func TestEchoedKeyInTransportError(t *testing.T) {
 	t.Parallel()
@@ -79,9 +79,9 @@ func TestEchoedKeyInTransportError(t *testing.T) {
 			}
 		})
 	}
-	t.Run("the README shows hideErrorText", func(t *testing.T) {
+	t.Run("docs/observability.md shows hideErrorText", func(t *testing.T) {
 		t.Parallel()
-		readme, err := os.ReadFile("../../README.md")
+		readme, err := os.ReadFile("../../docs/observability.md")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestEchoedKeyInTransportError(t *testing.T) {
 		end := strings.Index(string(src), "// TestEchoedKeyInTransportError")
 		snippet := strings.TrimSpace(string(src[start:end]))
 		if !strings.Contains(string(readme), snippet) {
-			t.Errorf("README.md does not show hideErrorText and textless as this file has them:\n%s", snippet)
+			t.Errorf("docs/observability.md does not show hideErrorText and textless as this file has them:\n%s", snippet)
 		}
 	})
 }

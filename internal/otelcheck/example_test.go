@@ -10,11 +10,11 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 )
 
-// ctx stands for the caller's context in the README snippet below: in a
+// ctx stands for the caller's context in the docs/observability.md snippet below: in a
 // server, the request's, which holds its span.
 var ctx = context.Background()
 
-// Example_tracing is the snippet of the README's "Tracing with
+// Example_tracing is the snippet of docs/observability.md's "Tracing with
 // OpenTelemetry" section, word for word (TestREADMESnippet checks it). It has
 // no Output comment, so it is compiled, not run: it would call the real API.
 func Example_tracing() {

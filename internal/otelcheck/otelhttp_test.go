@@ -42,7 +42,7 @@ type clientSpan struct {
 	Keys   []string   // every attribute key, sorted: no header among them
 }
 
-// TestTracingWithOtelHTTP makes a Client as the README's "Tracing with
+// TestTracingWithOtelHTTP makes a Client as docs/observability.md's "Tracing with
 // OpenTelemetry" section does, with an otelhttp transport in WithHTTPClient,
 // and a server that answers 503, 503, 200. It checks that the call records
 // exactly three spans, one client span per attempt, with the method and the

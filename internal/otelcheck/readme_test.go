@@ -7,16 +7,16 @@ import (
 	"testing"
 )
 
-// TestREADMESnippet checks that the README's tracing snippet is the body of
+// TestREADMESnippet checks that docs/observability.md's tracing snippet is the body of
 // Example_tracing, word for word, so that it compiles against the pinned
 // otelhttp. It mirrors the root module's TestREADMESnippetsAreExamples, which
 // cannot hold this Example: otel must not reach the SDK's go.mod.
 func TestREADMESnippet(t *testing.T) {
 	t.Parallel()
-	readme := read(t, "../../README.md")
+	readme := read(t, "../../docs/observability.md")
 	body := exampleBody(t, read(t, "example_test.go"), "Example_tracing")
 	if !strings.Contains(readme, "```go\n"+body+"\n```") {
-		t.Errorf("README.md has no snippet equal to the body of Example_tracing:\n%s", body)
+		t.Errorf("docs/observability.md has no snippet equal to the body of Example_tracing:\n%s", body)
 	}
 }
 
