@@ -15,14 +15,17 @@ import (
 
 // TestCheck runs check against the in-process fake, which keeps to the
 // interface, and against one that ignores limit, which does not. Its first
-// line names the target: with -staging and a PETSTORE_BASE_URL left over,
-// the fake.
+// line names the target: with -staging and -base-url, the fake (-base-url
+// wins over -staging, which wins over the fake's PETSTORE_BASE_URL).
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"check"}, {"check", "-write"}, {"-staging", "check"}, {"check", "-write", "-staging"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
 			srv := newFake(t)
+			if slices.Contains(args, "-staging") {
+				args = append(args, "-base-url", srv.URL)
+			}
 			got := runCLI(t, fakeEnv(srv), args...)
 			if got.code != exitOK {
 				t.Errorf("exit status %d; want %d\nstdout:\n%s\nstderr: %s", got.code, exitOK, got.stdout, got.stderr)

@@ -141,8 +141,10 @@ func (e *env) check(ctx context.Context, write bool) int {
 	return exitOK
 }
 
-// base returns the base URL the command uses: -base-url, else
-// $PETSTORE_BASE_URL, else StagingURL with -staging, else ProductionURL;
+// base returns the base URL the command uses: -base-url, else StagingURL
+// with -staging, else $PETSTORE_BASE_URL, else ProductionURL. Every flag
+// wins over every variable, so that a PETSTORE_BASE_URL left in the
+// environment never redirects a call the user pinned on the command line;
 // blank counts as unset, as NewClient reads it.
 func (e *env) base() string {
 	url, _ := e.baseSource()
@@ -155,10 +157,10 @@ func (e *env) baseSource() (url, source string) {
 	switch {
 	case strings.TrimSpace(e.baseURL) != "":
 		return e.baseURL, "-base-url"
-	case strings.TrimSpace(os.Getenv("PETSTORE_BASE_URL")) != "":
-		return os.Getenv("PETSTORE_BASE_URL"), "PETSTORE_BASE_URL"
 	case e.staging:
 		return petstore.StagingURL, "-staging"
+	case strings.TrimSpace(os.Getenv("PETSTORE_BASE_URL")) != "":
+		return os.Getenv("PETSTORE_BASE_URL"), "PETSTORE_BASE_URL"
 	}
 	return petstore.ProductionURL, "the production URL"
 }

@@ -16,8 +16,8 @@
 // before the command, after it, after its arguments. "--" ends the flags.
 //
 // The key comes from PETSTORE_API_KEY, the base URL from -base-url, else
-// PETSTORE_BASE_URL, else the staging URL with -staging, else production;
-// PETSTORE_INSECURE_HTTP=1 allows plain http to a host that is not
+// the staging URL with -staging, else PETSTORE_BASE_URL, else production:
+// every flag wins over every variable. PETSTORE_INSECURE_HTTP=1 allows plain http to a host that is not
 // loopback; PETSTORE_DEBUG=1 does what -v does.
 //
 // Results are JSON (list: an array, create and get: an object, exactly the
@@ -97,8 +97,8 @@ func defaults() globals { return globals{retries: 2} }
 // defaults: the flags before the command, and again those of the command
 // (a global flag stands anywhere), which keep what came before.
 func (g *globals) define(fs *flag.FlagSet) {
-	fs.BoolVar(&g.staging, "staging", g.staging, "use "+petstore.StagingURL+", unless -base-url or PETSTORE_BASE_URL says otherwise")
-	fs.StringVar(&g.baseURL, "base-url", g.baseURL, "the API's base `URL`, with its /v1 (default: PETSTORE_BASE_URL, else production)")
+	fs.BoolVar(&g.staging, "staging", g.staging, "use "+petstore.StagingURL+" (-base-url wins over it; it wins over PETSTORE_BASE_URL)")
+	fs.StringVar(&g.baseURL, "base-url", g.baseURL, "the API's base `URL`, with its /v1 (default: the staging URL with -staging, else PETSTORE_BASE_URL, else production)")
 	fs.DurationVar(&g.timeout, "timeout", g.timeout, "limit for the whole command, retries and waits included (0: none)")
 	fs.IntVar(&g.retries, "retries", g.retries, "retries after a failed attempt")
 	fs.Func("retry-wait", "wait `MIN,MAX` between retries: from MIN, doubling, at most MAX (default 500ms,8s)", g.setRetryWait)

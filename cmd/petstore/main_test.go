@@ -247,7 +247,8 @@ func TestVerbose(t *testing.T) {
 
 // TestBaseURL: which deployment each combination of -base-url,
 // PETSTORE_BASE_URL and -staging reaches, seen through a proxy that refuses
-// to connect anywhere.
+// to connect anywhere (so nothing leaves loopback): every flag wins over
+// every variable, for a read and for a write.
 func TestBaseURL(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -259,7 +260,13 @@ func TestBaseURL(t *testing.T) {
 		{"default is production", []string{"list"}, nil, "CONNECT petstore.example.com:443"},
 		{"-staging", []string{"-staging", "list"}, nil, "CONNECT staging.petstore.example.com:443"},
 		{"-staging after the command", []string{"list", "-staging"}, nil, "CONNECT staging.petstore.example.com:443"},
-		{"PETSTORE_BASE_URL wins over -staging", []string{"-staging", "list"}, []string{"PETSTORE_BASE_URL=https://env.test/v1"}, "CONNECT env.test:443"},
+		{"PETSTORE_BASE_URL alone", []string{"list"}, []string{"PETSTORE_BASE_URL=https://env.test/v1"}, "CONNECT env.test:443"},
+		{"-staging wins over PETSTORE_BASE_URL", []string{"-staging", "list"}, []string{"PETSTORE_BASE_URL=https://env.test/v1"}, "CONNECT staging.petstore.example.com:443"},
+		{"-staging wins over PETSTORE_BASE_URL for a create", []string{"-staging", "create", "-name", "Bella", "-category", "1"},
+			[]string{"PETSTORE_BASE_URL=https://petstore.example.com/v1"}, "CONNECT staging.petstore.example.com:443"},
+		{"-staging after the command wins over PETSTORE_BASE_URL", []string{"create", "-name", "Bella", "-category", "1", "-staging"},
+			[]string{"PETSTORE_BASE_URL=https://petstore.example.com/v1"}, "CONNECT staging.petstore.example.com:443"},
+		{"-staging wins over PETSTORE_BASE_URL for check", []string{"check", "-staging"}, []string{"PETSTORE_BASE_URL=https://env.test/v1"}, "CONNECT staging.petstore.example.com:443"},
 		{"blank PETSTORE_BASE_URL", []string{"-staging", "list"}, []string{"PETSTORE_BASE_URL= "}, "CONNECT staging.petstore.example.com:443"},
 		{"-base-url wins over both", []string{"-staging", "-base-url", "https://flag.test:8443/v1", "list"}, []string{"PETSTORE_BASE_URL=https://env.test/v1"}, "CONNECT flag.test:8443"},
 		{"-base-url after the command", []string{"list", "-base-url", "https://flag.test:8443/v1"}, nil, "CONNECT flag.test:8443"},
