@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/petstore/petstore-go"
-	checks "github.com/petstore/petstore-go/internal/check"
 )
 
 // command is a subcommand.
@@ -35,7 +32,7 @@ var commands = []command{
 	{"list", "[-limit N] [-status S]", "list animals", 0, nil, list},
 	{"create", "-name NAME -category ID [-status S]", "add an animal", 0, []string{"category"}, create},
 	{"get", "ID", "get one animal (deprecated by the API)", 1, nil, get},
-	{"check", "[-write [-production]]", "check the deployment against the interface", 0, nil, check},
+	{"check", "[-write [-production]] [-junit FILE]", "check the deployment against the interface", 0, nil, check},
 }
 
 // lookup returns the command called name.
@@ -93,52 +90,6 @@ func get(*flag.FlagSet) action {
 			return c.GetPet(ctx, id)
 		})
 	}
-}
-
-// check: petstore check [-write [-production]].
-func check(fs *flag.FlagSet) action {
-	var write, production bool
-	fs.BoolVar(&write, "write", false, "also create one animal (the interface has no delete) and send a body without a name")
-	fs.BoolVar(&production, "production", false, "with -write: allow it against production")
-	return func(ctx context.Context, e *env, _ []string) int {
-		// A configuration NewClient refuses is bad usage, as for the other
-		// commands; checks.Run would only say it cannot check.
-		if c, code := e.client(); c == nil {
-			return code
-		}
-		if write && !production && checks.IsProduction(e.base()) {
-			return e.refuse("check -write would create an animal in production (%s); add -production to mean it", e.base())
-		}
-		return e.check(ctx, write)
-	}
-}
-
-// check runs the checks and prints their lines: first the target, last
-// the summary.
-func (e *env) check(ctx context.Context, write bool) int {
-	var werr error // the first write error: the checks go on, their lines lost
-	writeLine := func(line string) {
-		if werr == nil {
-			_, werr = io.WriteString(e.stdout, oneLine(line)+"\n")
-		}
-	}
-	counts := map[checks.Verdict]int{checks.Info: 1}
-	writeLine("INFO target " + e.red.String(e.base()))
-	fails, err := checks.Run(ctx, checks.Config{Options: e.options(), Write: write}, func(r checks.Result) {
-		counts[r.Verdict]++
-		writeLine(r.String()) // Run redacts the key in Detail
-	})
-	if err != nil {
-		return e.fail(err)
-	}
-	writeLine(fmt.Sprintf("summary: %d passed, %d failed, %d info", counts[checks.Pass], counts[checks.Fail], counts[checks.Info]))
-	switch {
-	case werr != nil:
-		return e.fail(werr)
-	case fails > 0:
-		return exitDeviation
-	}
-	return exitOK
 }
 
 // base returns the base URL the command uses: -base-url, else StagingURL

@@ -8,7 +8,7 @@
 //	petstore [global flags] list [-limit N] [-status S]
 //	petstore [global flags] create -name NAME -category ID [-status S]
 //	petstore [global flags] get ID
-//	petstore [global flags] check [-write [-production]]
+//	petstore [global flags] check [-write [-production]] [-junit FILE]
 //	petstore help [COMMAND]
 //
 // Global flags (-staging, -base-url URL, -timeout D, -retries N,
@@ -39,9 +39,18 @@
 // check holds a deployment to the interface, where the interface says
 // something: its first line names the target (INFO target URL), then one
 // line per check, PASS, FAIL (with what was seen) or INFO (where the
-// interface is silent), then a summary. It only reads, unless -write, which
-// also creates one animal and is refused for production unless -production
-// is given too.
+// interface is silent), then a summary. It writes text whatever stdout is;
+// with -json, every line is one JSON object instead, the target first
+// ({"result":"INFO","check":"target","detail":URL}), one per check, and a
+// summary ({"result":"SUMMARY","check":"summary",...,"passed":N,"failed":N,
+// "info":N}). -junit FILE also writes a JUnit XML report (a FAIL is a
+// failure, an INFO skipped). It only reads, unless -write, which also
+// creates one animal and is refused for production unless -production is
+// given too.
+//
+// Nothing a server sent reaches a terminal raw: a text that holds a control
+// character (an escape sequence, a line break) is shown quoted as Go quotes
+// strings, in a table, an error line or a line of check; JSON escapes them.
 package main
 
 import (

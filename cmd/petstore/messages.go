@@ -16,16 +16,23 @@ import (
 // Go names (see words), and, when the outcome of a create is unknown, says
 // what to do before trying again.
 func (e *env) fail(err error) int {
-	msg := e.words().Replace(oneLine(err.Error()))
-	if !strings.HasPrefix(msg, "petstore: ") {
-		msg = "petstore: " + msg
-	}
+	msg := e.errLine(e.words().Replace(err.Error()))
 	code := exitCode(err)
 	if code == exitUnknown {
 		msg += ": run petstore list before creating it again" // the error says the animal may have been created
 	}
 	fmt.Fprintln(e.stderr, msg)
 	return code
+}
+
+// errLine returns msg as the line stderr shows: "petstore: " and the text,
+// its line breaks made spaces, without the key, and quoted (see
+// quoteControl) if it still holds a control character, as a server's text
+// may. The key is redacted before the text is quoted, as quoting doubles
+// the backslash of an escaped form of it (stderr's writer redacts too).
+func (e *env) errLine(msg string) string {
+	msg = strings.TrimPrefix(oneLine(e.red.String(msg)), "petstore: ")
+	return "petstore: " + quoteControl(msg)
 }
 
 // exitCode returns the exit status of a command that failed with err.
@@ -75,7 +82,7 @@ func (e *env) words() *strings.Replacer {
 // refuse writes a usage error that the usage would not explain, such as a
 // value out of range, as one line on stderr, and returns exitUsage.
 func (e *env) refuse(format string, args ...any) int {
-	fmt.Fprintf(e.stderr, "petstore: "+format+"\n", args...)
+	fmt.Fprintln(e.stderr, e.errLine(fmt.Sprintf(format, args...)))
 	return exitUsage
 }
 
@@ -83,7 +90,7 @@ func (e *env) refuse(format string, args ...any) int {
 // usage writes, and returns exitUsage.
 func (e *env) usageError(usage func(io.Writer), format string, args ...any) int {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "petstore: "+format+"\n", args...)
+	fmt.Fprintln(&b, e.errLine(fmt.Sprintf(format, args...)))
 	usage(&b)
 	e.stderr.Write(b.Bytes())
 	return exitUsage
@@ -143,7 +150,9 @@ func (e *env) usage(w io.Writer) {
 const usageTail = `
 environment: PETSTORE_API_KEY (the key), PETSTORE_BASE_URL, PETSTORE_INSECURE_HTTP=1
 (plain http to a host that is not loopback), PETSTORE_DEBUG=1 (as -v).
-Results: JSON when stdout is not a terminal or with -json, else a table.
+Every flag wins over every variable (-staging over PETSTORE_BASE_URL).
+Results: JSON when stdout is not a terminal or with -json, else a table;
+check writes text, or with -json one JSON object a line.
 Exit status: 0 ok, 1 failure, 2 bad usage, 3 no key or 401, 4 not found,
 5 check found a deviation, 6 create's outcome unknown (list before creating again).
 `
