@@ -121,6 +121,34 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
+// ParamError is the error of a parameter the SDK refused before sending
+// anything: errors.Is(err, ErrInvalidParams) holds. Its text names the
+// field, as in "petstore: invalid parameters: ListPetsParams.Limit is 101;
+// want 1..100, or 0 for the server's default".
+type ParamError struct {
+	Field  string // "ListPetsParams.Limit", "ListPetsParams.Status", "NewPet.Name" or "NewPet.Status"
+	Value  string // the value given, as text, unquoted ("101", "lost", "" for an empty Name)
+	Reason string // never empty, e.g. "want 1..100, or 0 for the server's default", "is empty"
+}
+
+// wantStatus is the Reason of a PetStatus refused.
+const wantStatus = "want available, pending, sold or empty"
+
+func (e *ParamError) Error() string {
+	s := ErrInvalidParams.Error() + ": " + e.Field + " "
+	if e.Value == "" {
+		return s + e.Reason // "NewPet.Name is empty"
+	}
+	v := e.Value
+	if e.Field != "ListPetsParams.Limit" {
+		v = strconv.Quote(v) // a status, quoted as it may hold anything
+	}
+	return s + "is " + v + "; " + e.Reason
+}
+
+// Is reports whether target is ErrInvalidParams.
+func (e *ParamError) Is(target error) bool { return target == ErrInvalidParams }
+
 // maxErrorSample is how much of an error body APIError.Body keeps.
 const maxErrorSample = 8 << 10
 
