@@ -61,8 +61,8 @@ func TestParamError(t *testing.T) {
 			if diff := cmp.Diff(tc.wantText, err.Error()); diff != "" {
 				t.Errorf("text mismatch (-want +got):\n%s", diff)
 			}
-			if !errors.Is(err, ErrInvalidParams) {
-				t.Errorf("errors.Is(err, ErrInvalidParams) = false for %v", err)
+			if !errors.Is(err, ErrInvalidParams) || Retryable(err) {
+				t.Errorf("errors.Is(err, ErrInvalidParams) = false or Retryable(err) = true for %v", err)
 			}
 			if n := mt.GetTotalCallCount(); n != 0 {
 				t.Errorf("%d requests sent; want none", n)
@@ -140,8 +140,8 @@ func checkConfigError(t *testing.T, c *Client, err error, tc configCase) {
 	if diff := cmp.Diff(tc.wantText, err.Error()); diff != "" {
 		t.Errorf("text mismatch (-want +got):\n%s", diff)
 	}
-	if errors.Is(err, ErrMissingAPIKey) {
-		t.Errorf("errors.Is(err, ErrMissingAPIKey) holds for %v", err)
+	if Retryable(err) || errors.Is(err, ErrMissingAPIKey) {
+		t.Errorf("Retryable(err) or errors.Is(err, ErrMissingAPIKey) holds for %v", err)
 	}
 }
 
