@@ -20,15 +20,15 @@ type credential func() (key string, header []string)
 // Empty or blank values count as unset. The key must be one a bearer token
 // can hold (see checkKey).
 func resolveAPIKey(apiKey string) (credential, error) {
-	key, source := apiKey, "API key"
+	key, env := apiKey, ""
 	if strings.TrimSpace(key) == "" {
-		key, source = os.Getenv(envAPIKey), "API key from "+envAPIKey
+		key, env = os.Getenv(envAPIKey), envAPIKey
 	}
 	if strings.TrimSpace(key) == "" {
 		return nil, ErrMissingAPIKey
 	}
 	if err := checkKey(key); err != nil {
-		return nil, fmt.Errorf("petstore: %s: %w", source, err)
+		return nil, &ConfigError{Option: "apiKey", Env: env, Reason: err.Error()}
 	}
 	header := []string{"Bearer " + key}
 	return func() (string, []string) { return key, header }, nil

@@ -2,7 +2,6 @@ package petstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -138,6 +137,29 @@ func WithInsecureHTTP() Option {
 	return func(c *config) { c.insecureHTTP = true }
 }
 
+// ConfigError is the error of an option, environment variable or key that
+// [NewClient] or [Client.With] refuses. Its text names where the value came
+// from; a program that names its own flags maps Option and Env to them
+// rather than rewriting the text.
+type ConfigError struct {
+	Option string // the option, as "WithBaseURL", "WithRetryWait", "WithTimeout", "WithMaxRetries", …; "apiKey" for NewClient's argument
+	Env    string // the environment variable the value came from ("PETSTORE_BASE_URL", …); "" if none
+	Reason string // never empty
+}
+
+func (e *ConfigError) Error() string {
+	name := e.Option
+	switch {
+	case e.Option == "apiKey" && e.Env != "":
+		name = "API key from " + e.Env
+	case e.Option == "apiKey":
+		name = "API key"
+	case e.Env != "":
+		name = e.Env
+	}
+	return "petstore: " + name + ": " + e.Reason
+}
+
 // newConfig returns the defaults with opts applied, in order.
 func newConfig(opts []Option) config {
 	cfg := config{
@@ -158,15 +180,15 @@ func newConfig(opts []Option) config {
 func (cfg *config) check() error {
 	switch {
 	case cfg.httpSet && cfg.httpClient == nil:
-		return errors.New("petstore: WithHTTPClient: nil *http.Client")
+		return &ConfigError{Option: "WithHTTPClient", Reason: "nil *http.Client"}
 	case cfg.maxRetries < 0:
-		return fmt.Errorf("petstore: WithMaxRetries: %d is negative", cfg.maxRetries)
+		return &ConfigError{Option: "WithMaxRetries", Reason: strconv.Itoa(cfg.maxRetries) + " is negative"}
 	case cfg.retryWaitMin < 0 || cfg.retryWaitMin > cfg.retryWaitMax:
-		return fmt.Errorf("petstore: WithRetryWait: want 0 <= min <= max, got min %s, max %s", cfg.retryWaitMin, cfg.retryWaitMax)
+		return &ConfigError{Option: "WithRetryWait", Reason: fmt.Sprintf("want 0 <= min <= max, got min %s, max %s", cfg.retryWaitMin, cfg.retryWaitMax)}
 	case cfg.timeoutSet && cfg.timeout < 0:
-		return fmt.Errorf("petstore: WithTimeout: %s is negative", cfg.timeout)
+		return &ConfigError{Option: "WithTimeout", Reason: cfg.timeout.String() + " is negative"}
 	case strings.IndexFunc(cfg.userAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
-		return errors.New("petstore: WithUserAgent: contains a control character")
+		return &ConfigError{Option: "WithUserAgent", Reason: "contains a control character"}
 	}
 	return nil
 }
@@ -185,28 +207,37 @@ func (cfg *config) attemptTimeout() (time.Duration, string) {
 }
 
 // petsURL returns the URL of the pets collection under the base URL (from
-// WithBaseURL, else $PETSTORE_BASE_URL, else ProductionURL), parsed from its
-// string as http.NewRequest would parse it, so that every request's URL can
-// start as a copy of it.
+// WithBaseURL, else $PETSTORE_BASE_URL, else ProductionURL). It sets
+// cfg.insecureHTTP to what $PETSTORE_INSECURE_HTTP says too, so that
+// [Client.With] need not read the environment again.
 func (cfg *config) petsURL() (*url.URL, error) {
-	rawBase, source := cfg.baseURL, "WithBaseURL"
+	rawBase, env := cfg.baseURL, ""
 	if strings.TrimSpace(rawBase) == "" {
-		rawBase, source = os.Getenv(envBaseURL), envBaseURL
+		rawBase, env = os.Getenv(envBaseURL), envBaseURL
 		if strings.TrimSpace(rawBase) == "" {
-			rawBase, source = ProductionURL, "ProductionURL"
+			rawBase, env = ProductionURL, ""
 		}
 	}
 	insecure, err := cfg.allowInsecureHTTP()
 	if err != nil {
 		return nil, err
 	}
+	cfg.insecureHTTP = insecure
+	return parsePetsURL(rawBase, env, insecure)
+}
+
+// parsePetsURL returns the URL of the pets collection under rawBase, which
+// came from env ("": from WithBaseURL), parsed from its string as
+// http.NewRequest would parse it, so that every request's URL can start as a
+// copy of it.
+func parsePetsURL(rawBase, env string, insecure bool) (*url.URL, error) {
 	base, err := parseBaseURL(rawBase, insecure)
 	if err != nil {
-		return nil, fmt.Errorf("petstore: %s: %w", source, err)
+		return nil, &ConfigError{Option: "WithBaseURL", Env: env, Reason: err.Error()}
 	}
 	pets, err := url.Parse(base.JoinPath("pets").String())
 	if err != nil {
-		return nil, fmt.Errorf("petstore: %s: %w", source, err)
+		return nil, &ConfigError{Option: "WithBaseURL", Env: env, Reason: err.Error()}
 	}
 	if strings.LastIndex(pets.Host, ":") > strings.LastIndex(pets.Host, "]") {
 		pets.Host = strings.TrimSuffix(pets.Host, ":") // as http.NewRequest drops an empty port
@@ -226,7 +257,7 @@ func (cfg *config) allowInsecureHTTP() (bool, error) {
 	if err != nil {
 		// The value is not quoted: whatever it holds, it is no boolean,
 		// and it might be a secret set in the wrong variable.
-		return false, fmt.Errorf("petstore: %s: want 1, true, 0 or false (as strconv.ParseBool reads it), or unset", envInsecureHTTP)
+		return false, &ConfigError{Option: "WithInsecureHTTP", Env: envInsecureHTTP, Reason: "want 1, true, 0 or false (as strconv.ParseBool reads it), or unset"}
 	}
 	return on || cfg.insecureHTTP, nil
 }

@@ -345,7 +345,8 @@ func (c *Client) callError(cl *call) error {
 		// Wrapped as http.Client wraps what its RoundTripper returns.
 		op := method[:1] + strings.ToLower(method[1:])
 		cause := redactError(&url.Error{Op: op, URL: cl.u.String(), Err: r.Err}, c.red)
-		err := &transportError{method: method, path: c.path(cl), err: cause}
+		err := &transportError{method: method, path: c.path(cl), err: cause,
+			later: cl.req.Context().Err() == nil && retry.Later(method == http.MethodGet, 0, r.Err, r.Reached, r.Refused)}
 		if method == http.MethodPost && r.Reached && (r.Status == 0 || r.Status/100 == 2) {
 			// It may have been created, or was (a 2xx whose body did not
 			// arrive); any other status is the server's answer.
