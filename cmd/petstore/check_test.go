@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"encoding/xml"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,10 +67,10 @@ func TestCheckWriteRefusesProduction(t *testing.T) {
 		{"by default", []string{"check", "-write"}, nil, exitUsage, nil, ""},
 		{"upper case, port 443", []string{"-base-url", "https://PETSTORE.Example.COM:443/v1", "check", "-write"}, nil, exitUsage, nil, ""},
 		{"from PETSTORE_BASE_URL", []string{"check", "-write"}, []string{"PETSTORE_BASE_URL=https://petstore.example.com/v1/"}, exitUsage, nil, ""},
-		{"with -production", []string{"-retries", "0", "check", "-write", "-production"}, nil, exitFailure, []string{"CONNECT petstore.example.com:443"}, petstore.ProductionURL},
-		{"read-only", []string{"-retries", "0", "check"}, nil, exitFailure, []string{"CONNECT petstore.example.com:443"}, petstore.ProductionURL},
-		{"staging", []string{"-retries", "0", "-staging", "check", "-write"}, nil, exitFailure, []string{"CONNECT staging.petstore.example.com:443"}, petstore.StagingURL},
-		{"staging after the command", []string{"check", "-write", "-staging", "-retries", "0"}, nil, exitFailure, []string{"CONNECT staging.petstore.example.com:443"}, petstore.StagingURL},
+		{"with -production", []string{"-retries", "0", "check", "-write", "-production"}, nil, exitLater, []string{"CONNECT petstore.example.com:443"}, petstore.ProductionURL},
+		{"read-only", []string{"-retries", "0", "check"}, nil, exitLater, []string{"CONNECT petstore.example.com:443"}, petstore.ProductionURL},
+		{"staging", []string{"-retries", "0", "-staging", "check", "-write"}, nil, exitLater, []string{"CONNECT staging.petstore.example.com:443"}, petstore.StagingURL},
+		{"staging after the command", []string{"check", "-write", "-staging", "-retries", "0"}, nil, exitLater, []string{"CONNECT staging.petstore.example.com:443"}, petstore.StagingURL},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,26 +131,7 @@ func checkReport(t *testing.T, stdout string, wantFail bool) {
 // call.
 func TestWithFakeProgram(t *testing.T) {
 	t.Parallel()
-	_, fakeBin := programs(t)
-	fake := exec.Command(fakeBin, "-addr", "127.0.0.1:0")
-	fake.Env = cleanEnv()
-	out, err := fake.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fake.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fake.Process.Kill(); fake.Wait() })
-	var env []string
-	sc := bufio.NewScanner(out)
-	for len(env) < 2 && sc.Scan() { // export NAME='value'
-		kv := strings.TrimPrefix(sc.Text(), "export ")
-		env = append(env, strings.ReplaceAll(kv, "'", "")) // neither holds a quote
-	}
-	if len(env) != 2 {
-		t.Fatalf("petstore-fake printed %q, want two export lines", env)
-	}
+	env := startFakeProgram(t)
 	steps := []struct {
 		args     []string
 		wantCode int

@@ -116,9 +116,14 @@ func (e *env) baseSource() (url, source string) {
 	return petstore.ProductionURL, "the production URL"
 }
 
-// options returns the SDK options of the global flags.
+// options returns the SDK options of the global flags. The base URL is
+// given only when a flag set it; else NewClient reads PETSTORE_BASE_URL
+// itself, and names it in its errors.
 func (e *env) options() []petstore.Option {
-	opts := []petstore.Option{petstore.WithBaseURL(e.base()), petstore.WithMaxRetries(e.retries), petstore.WithUserAgent("petstore-cli/" + petstore.Version)}
+	opts := []petstore.Option{petstore.WithMaxRetries(e.retries), petstore.WithUserAgent("petstore-cli/" + petstore.Version)}
+	if url, source := e.baseSource(); source == "-base-url" || source == "-staging" {
+		opts = append(opts, petstore.WithBaseURL(url))
+	}
 	if e.retryWait != nil {
 		opts = append(opts, petstore.WithRetryWait(e.retryWait[0], e.retryWait[1]))
 	}
@@ -134,9 +139,6 @@ func (e *env) options() []petstore.Option {
 func (e *env) client() (*petstore.Client, int) {
 	c, err := petstore.NewClient("", e.options()...)
 	if err != nil {
-		if !errors.Is(err, petstore.ErrMissingAPIKey) {
-			err = &configError{err}
-		}
 		return nil, e.fail(err)
 	}
 	return c, exitOK

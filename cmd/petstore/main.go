@@ -27,7 +27,7 @@
 // statuses:
 //
 //	0  success
-//	1  any failure not below (transport, timeout, 5xx after retries)
+//	1  any failure not below (-timeout, a 5xx to a create, ...)
 //	2  bad usage, a configuration the SDK refuses, parameters it refuses,
 //	   or check -write refused for production
 //	3  no API key, or the server answered 401
@@ -35,6 +35,9 @@
 //	5  check found a deviation from the interface
 //	6  create's outcome is unknown: the animal may have been created, so
 //	   list the animals before creating it again
+//	7  the call may succeed if made again later, and is safe to make
+//	   again (petstore.Retryable): 429; for list and get, 408, 500, 502,
+//	   503, 504 or a transport error, retried or not; no connection had
 //
 // check holds a deployment to the interface, where the interface says
 // something: its first line names the target (INFO target URL), then one
@@ -78,6 +81,7 @@ const (
 	exitNotFound  = 4
 	exitDeviation = 5
 	exitUnknown   = 6
+	exitLater     = 7
 )
 
 func main() {

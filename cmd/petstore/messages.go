@@ -13,13 +13,17 @@ import (
 
 // fail writes err on stderr and returns its exit status. The line starts
 // with "petstore: ", names what the user typed or set rather than the SDK's
-// Go names (see words), and, when the outcome of a create is unknown, says
-// what to do before trying again.
+// Go names (see describe), and says what to do next where the status
+// alone does not: when the outcome of a create is unknown, to list before
+// creating again; when the call may succeed later, so.
 func (e *env) fail(err error) int {
-	msg := e.errLine(e.words().Replace(err.Error()))
+	msg := e.errLine(e.describe(err))
 	code := exitCode(err)
-	if code == exitUnknown {
+	switch code {
+	case exitUnknown:
 		msg += ": run petstore list before creating it again" // the error says the animal may have been created
+	case exitLater:
+		msg += ": the call may succeed if made again later"
 	}
 	fmt.Fprintln(e.stderr, msg)
 	return code
@@ -37,7 +41,7 @@ func (e *env) errLine(msg string) string {
 
 // exitCode returns the exit status of a command that failed with err.
 func exitCode(err error) int {
-	var conf *configError
+	var conf *petstore.ConfigError
 	switch {
 	case errors.Is(err, petstore.ErrOutcomeUnknown):
 		return exitUnknown
@@ -47,36 +51,10 @@ func exitCode(err error) int {
 		return exitNotFound
 	case errors.Is(err, petstore.ErrInvalidParams), errors.As(err, &conf):
 		return exitUsage
+	case petstore.Retryable(err):
+		return exitLater
 	}
 	return exitFailure
-}
-
-// configError is an error of NewClient other than a missing key: a
-// configuration it refuses, which is bad usage.
-type configError struct{ err error }
-
-func (e *configError) Error() string { return e.err.Error() }
-func (e *configError) Unwrap() error { return e.err }
-
-// words returns what turns the SDK's Go names, as its errors say them, into
-// what a user of the command line typed or set: the SDK refuses parameters
-// and configurations in its caller's terms, which here are flags and
-// variables. It runs on whole error texts; a server's message that said one
-// of these names would read the same way.
-func (e *env) words() *strings.Replacer {
-	_, base := e.baseSource()
-	return strings.NewReplacer(
-		"ListPetsParams.Limit", "-limit",
-		"ListPetsParams.Status", "-status",
-		"NewPet.Name", "-name",
-		"NewPet.Status", "-status",
-		"WithBaseURL", base,
-		"or WithInsecureHTTP (PETSTORE_INSECURE_HTTP=1)", "or set PETSTORE_INSECURE_HTTP=1",
-		"WithMaxRetries", "-retries",
-		"WithRetryWait", "-retry-wait",
-		"the default of WithTimeout", "the SDK's limit per attempt",
-		"pass one to NewClient or set", "set",
-	)
 }
 
 // refuse writes a usage error that the usage would not explain, such as a
@@ -154,7 +132,8 @@ Every flag wins over every variable (-staging over PETSTORE_BASE_URL).
 Results: JSON when stdout is not a terminal or with -json, else a table;
 check writes text, or with -json one JSON object a line.
 Exit status: 0 ok, 1 failure, 2 bad usage, 3 no key or 401, 4 not found,
-5 check found a deviation, 6 create's outcome unknown (list before creating again).
+5 check found a deviation, 6 create's outcome unknown (list before creating again),
+7 the call may succeed if made again later (429, 5xx to a read, no connection).
 `
 
 // commandUsage writes cmd's usage on w: its own flags, as own defines them.
