@@ -115,7 +115,7 @@ func (g *globals) define(fs *flag.FlagSet) {
 	fs.DurationVar(&g.timeout, "timeout", g.timeout, "limit for the whole command, retries and waits included (0: none)")
 	fs.IntVar(&g.retries, "retries", g.retries, "retries after a failed attempt")
 	fs.Func("retry-wait", "wait `MIN,MAX` between retries: from MIN, doubling, at most MAX (default 500ms,8s)", g.setRetryWait)
-	fs.BoolVar(&g.json, "json", g.json, "print JSON even when stdout is a terminal")
+	fs.BoolVar(&g.json, "json", g.json, "print JSON even when stdout is a terminal; check: one JSON object a line")
 	fs.BoolVar(&g.verbose, "v", g.verbose, "write the SDK's Debug log on stderr (also PETSTORE_DEBUG=1)")
 	fs.BoolVar(&g.version, "version", g.version, "print the version and exit")
 }
