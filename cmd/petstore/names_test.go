@@ -93,9 +93,9 @@ func TestServerTextUnchanged(t *testing.T) {
 }
 
 // TestAttemptTimeoutNamed: an attempt that runs out of the SDK's limit per
-// attempt (30s by default: here a client's shorter one, against a server
-// that never answers) is said as such, not by the SDK's option; a GET's
-// exits 7, a create's 6.
+// attempt (30s by default, which the command does not change: here a
+// client's shorter one, against a server that never answers) is said as
+// such, not by the SDK's option; a GET's exits 7, a create's 6.
 func TestAttemptTimeoutNamed(t *testing.T) {
 	t.Parallel()
 	stall := make(chan struct{})
@@ -106,19 +106,29 @@ func TestAttemptTimeoutNamed(t *testing.T) {
 		}
 	}))
 	t.Cleanup(func() { close(stall) }) // before the server closes: cleanups run last first
-	c, err := petstore.NewClient("some-key", petstore.WithBaseURL(base), petstore.WithMaxRetries(0), petstore.WithTimeout(50*time.Millisecond))
+	// A limit the request surely reaches the server within, even on a
+	// loaded machine (a create that timed out before it had a connection
+	// would exit 7): the server never answers, so the limit is what ends
+	// the attempt. The two calls wait for it side by side.
+	c, err := petstore.NewClient("some-key", petstore.WithBaseURL(base), petstore.WithMaxRetries(0), petstore.WithTimeout(3*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, getErr := c.ListPets(context.Background(), petstore.ListPetsParams{})
+	var getErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, getErr = c.ListPets(context.Background(), petstore.ListPetsParams{})
+	}()
 	_, createErr := c.CreatePet(context.Background(), petstore.NewPet{Name: "Bella", CategoryID: 1})
+	<-done
 	for _, tc := range []struct {
 		err  error
 		want string
 		code int
 	}{
-		{getErr, "petstore: GET /v1/pets: attempt timed out after 50ms (the SDK's limit per attempt): the call may succeed if made again later\n", exitLater},
-		{createErr, "petstore: POST /v1/pets: attempt timed out after 50ms (the SDK's limit per attempt) (outcome unknown: the animal may have been created): run petstore list before creating it again\n", exitUnknown},
+		{getErr, "petstore: GET /v1/pets: attempt timed out after 3s (the SDK's limit per attempt): the call may succeed if made again later\n", exitLater},
+		{createErr, "petstore: POST /v1/pets: attempt timed out after 3s (the SDK's limit per attempt) (outcome unknown: the animal may have been created): run petstore list before creating it again\n", exitUnknown},
 	} {
 		var stderr bytes.Buffer
 		e := &env{stderr: &stderr, red: redact.New("")}
