@@ -17,8 +17,9 @@
 //
 // The key comes from PETSTORE_API_KEY, the base URL from -base-url, else
 // the staging URL with -staging, else PETSTORE_BASE_URL, else production:
-// every flag wins over every variable. PETSTORE_INSECURE_HTTP=1 allows plain http to a host that is not
-// loopback; PETSTORE_DEBUG=1 does what -v does.
+// every flag wins over every variable. PETSTORE_INSECURE_HTTP=1 allows
+// plain http to a host that is not loopback; PETSTORE_DEBUG=1 does what -v
+// does. Errors name the flag or the variable the user typed or set.
 //
 // Results are JSON (list: an array, create and get: an object, exactly the
 // SDK's Pet) when stdout is not a terminal or -json is given, and a table
