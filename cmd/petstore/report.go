@@ -32,7 +32,6 @@ func check(fs *flag.FlagSet) action {
 			if file, err = os.Create(junit); err != nil {
 				return e.fail(fmt.Errorf("-junit: %w", err))
 			}
-			defer file.Close()
 		}
 		return e.check(ctx, write, file)
 	}
@@ -40,7 +39,8 @@ func check(fs *flag.FlagSet) action {
 
 // check runs the checks and writes their lines on stdout as each is known:
 // first the target, last the summary; as text, or with -json one JSON
-// object a line. With junit, it also writes the JUnit XML report there.
+// object a line. With junit, it also writes the JUnit XML report there,
+// and closes it.
 func (e *env) check(ctx context.Context, write bool, junit *os.File) int {
 	now := time.Now()
 	rep := &report{e: e, start: now, last: now}
