@@ -24,6 +24,19 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// start starts a fake and returns it with a client of it; the caller closes
+// both, in the order under test.
+func start(t *testing.T) (*petstoretest.Server, *petstore.Client) {
+	t.Helper()
+	srv := petstoretest.NewServer()
+	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
 // listOnce makes one call through c, which leaves a kept-alive connection,
 // and its two goroutines, in the SDK's pool.
 func listOnce(t *testing.T, c *petstore.Client) {
@@ -41,12 +54,8 @@ func TestCleanupOrder(t *testing.T) {
 		settle()
 		goleak.VerifyNone(t)
 	})
-	srv := petstoretest.NewServer()
+	srv, c := start(t)
 	t.Cleanup(srv.Close)
-	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(c.CloseIdleConnections)
 	listOnce(t, c)
 }
@@ -57,12 +66,8 @@ func TestDeferOrder(t *testing.T) {
 		settle()
 		goleak.VerifyNone(t)
 	}()
-	srv := petstoretest.NewServer()
+	srv, c := start(t)
 	defer srv.Close()
-	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer c.CloseIdleConnections()
 	listOnce(t, c)
 }
@@ -77,12 +82,8 @@ func TestDeferBeforeCleanupFails(t *testing.T) {
 	func() {
 		// What the failing test does, with a recorder in place of its t.
 		defer goleak.VerifyNone(&report)
-		srv := petstoretest.NewServer()
+		srv, c := start(t)
 		t.Cleanup(srv.Close)
-		c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
-		if err != nil {
-			t.Fatal(err)
-		}
 		t.Cleanup(c.CloseIdleConnections)
 		listOnce(t, c)
 	}()
