@@ -1,10 +1,10 @@
-// Package goleakexample is a test package as a user of the SDK writes one, with
+// This test package is one a user of the SDK writes, with
 // go.uber.org/goleak: the two patterns the README shows, which close the
 // SDK's idle connections before goleak looks, and the one that fails,
 // because deferred calls run before cleanups.
 //
 //	go test ./examples/goleak
-package goleakexample
+package main
 
 import (
 	"context"
