@@ -137,29 +137,6 @@ func WithInsecureHTTP() Option {
 	return func(c *config) { c.insecureHTTP = true }
 }
 
-// ConfigError is the error of an option, environment variable or key that
-// [NewClient] or [Client.With] refuses. Its text names where the value came
-// from; a program that names its own flags maps Option and Env to them
-// rather than rewriting the text.
-type ConfigError struct {
-	Option string // the option, as "WithBaseURL", "WithRetryWait", "WithTimeout", "WithMaxRetries", …; "apiKey" for NewClient's argument
-	Env    string // the environment variable the value came from ("PETSTORE_BASE_URL", …); "" if none
-	Reason string // never empty
-}
-
-func (e *ConfigError) Error() string {
-	name := e.Option
-	switch {
-	case e.Option == "apiKey" && e.Env != "":
-		name = "API key from " + e.Env
-	case e.Option == "apiKey":
-		name = "API key"
-	case e.Env != "":
-		name = e.Env
-	}
-	return "petstore: " + name + ": " + e.Reason
-}
-
 // newConfig returns the defaults with opts applied, in order.
 func newConfig(opts []Option) config {
 	cfg := config{
@@ -191,6 +168,46 @@ func (cfg *config) check() error {
 		return &ConfigError{Option: "WithUserAgent", Reason: "contains a control character"}
 	}
 	return nil
+}
+
+// With returns a Client with c's settings and opts applied on top of them,
+// later ones winning, as [NewClient] applies its own; c is not changed. It
+// checks the result as NewClient does, but does not read the environment
+// again: c's key and what its variables said stay. The new Client sends
+// through c's transport (one connection pool; a new [WithHTTPClient] client
+// aside) and shares c's once-per-client deprecation warnings. It is cheap
+// enough to call per request, for one call that differs:
+// c.With(WithMaxRetries(0)) for a CreatePet that must not be retried, or
+// c.With(WithObserver(f)) to read the request id of one call.
+func (c *Client) With(opts ...Option) (*Client, error) {
+	n := new(Client)
+	*n = *c
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&n.cfg)
+		}
+	}
+	if err := n.cfg.check(); err != nil {
+		return nil, err
+	}
+	var pets *url.URL
+	if strings.TrimSpace(n.cfg.baseURL) != "" {
+		var err error
+		if pets, err = parsePetsURL(n.cfg.baseURL, "", n.cfg.insecureHTTP); err != nil {
+			return nil, err
+		}
+		n.cfg.baseURL = ""
+	}
+	n.settle(pets, c)
+	return n, nil
+}
+
+// sameTransport reports whether a Client with the options cfg sends as one
+// with other does: they differ at most in retries and observer.
+func (cfg *config) sameTransport(other *config) bool {
+	a := *cfg
+	a.maxRetries, a.retryWaitMin, a.retryWaitMax, a.observer = other.maxRetries, other.retryWaitMin, other.retryWaitMax, other.observer
+	return a == *other
 }
 
 // attemptTimeout returns the time limit of one attempt and where it comes

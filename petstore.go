@@ -90,7 +90,9 @@ type Client struct {
 	plainPath bool       // pets.Path needs no escaping: it is the escaped path
 	userAgent []string
 	headers   func(body bool) http.Header // see newHeaders
-	transport *transport.Transport        // runs each attempt
+	transport *transport.Transport        // runs each attempt: sends[0], or sends[1] for an observer
+	sends     [2]*transport.Transport     // untimed and timed, alike else; shared with the Clients of With
+	cfg       config                      // the options, resolved: baseURL "" (see pets), insecureHTTP with the environment's
 	policies  [numOps]retry.Policy        // the retry policy of each operation
 	logger    *slog.Logger                // nil: silent
 	observer  func(context.Context, Attempt)
@@ -98,7 +100,8 @@ type Client struct {
 	red       *redact.Redactor // finds the key in what a server sends; never prints it
 }
 
-// warnings makes each deprecation Warn happen once per Client.
+// warnings makes each deprecation Warn happen once per Client (and the
+// Clients made from it by With).
 type warnings struct {
 	getPet sync.Once
 	header [numOps]sync.Once // per operation: a response said Deprecation or Sunset
@@ -125,28 +128,34 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	key, _ := cred()
-	red := redact.New(key)
-	c := &Client{
-		cred:      cred,
-		pets:      *pets,
-		plainPath: pets.RawPath == "" && pets.EscapedPath() == pets.Path,
-		userAgent: []string{userAgent(cfg.userAgent)},
-		logger:    cfg.logger,
-		warned:    new(warnings),
-		red:       red,
+	c := &Client{cred: cred, cfg: cfg, warned: new(warnings), red: redact.New(key)}
+	c.cfg.baseURL = "" // resolved: c.pets
+	c.settle(pets, nil)
+	return c, nil
+}
+
+// settle sets what c derives from c.cfg, and c.pets from pets unless it is
+// nil. c keeps the transports of from, the Client With made it from (nil:
+// none), unless their settings differ in what the transports depend on.
+func (c *Client) settle(pets *url.URL, from *Client) {
+	cfg := &c.cfg
+	if pets != nil {
+		c.pets, c.plainPath = *pets, pets.RawPath == "" && pets.EscapedPath() == pets.Path
 	}
-	_, auth := cred()
-	c.headers = newHeaders(auth, c.userAgent)
-	timeout, source := cfg.attemptTimeout()
-	c.transport = transport.New(transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source,
-		Logger: cfg.logger, Redactor: red, Header: c.headers, Timed: cfg.observer != nil})
+	c.logger, c.observer = cfg.logger, nil
 	if cfg.observer != nil {
 		c.observer = *cfg.observer
 	}
 	for o, op := range operations {
 		c.policies[o] = retry.Policy{Idempotent: op.method == http.MethodGet, MaxRetries: cfg.maxRetries, MinWait: cfg.retryWaitMin, MaxWait: cfg.retryWaitMax}
 	}
-	return c, nil
+	if from == nil || !cfg.sameTransport(&from.cfg) {
+		c.newSends()
+	}
+	c.transport = c.sends[0]
+	if c.observer != nil {
+		c.transport = c.sends[1]
+	}
 }
 
 // CloseIdleConnections closes the connections kept open for reuse that no
