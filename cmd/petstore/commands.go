@@ -128,7 +128,7 @@ func (e *env) options() []petstore.Option {
 		opts = append(opts, petstore.WithRetryWait(e.retryWait[0], e.retryWait[1]))
 	}
 	if e.verbose {
-		h := slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug})
+		h := slog.NewTextHandler(quotingWriter{e.stderr}, &slog.HandlerOptions{Level: slog.LevelDebug})
 		opts = append(opts, petstore.WithLogger(slog.New(h)))
 	}
 	return opts

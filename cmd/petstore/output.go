@@ -144,3 +144,22 @@ func isTerminal(f *os.File) bool {
 	null, err := os.Stat(os.DevNull)
 	return err != nil || !os.SameFile(fi, null)
 }
+
+// quotingWriter writes each write, one line (as slog's handlers write a
+// record), on w as quoteControl shows it: slog's text handler quotes a
+// value that holds a control character, but not DEL alone.
+type quotingWriter struct{ w io.Writer }
+
+func (q quotingWriter) Write(p []byte) (int, error) {
+	line, nl := strings.CutSuffix(string(p), "\n")
+	if s := quoteControl(line); s != line || !nl {
+		if nl {
+			s += "\n"
+		}
+		if _, err := io.WriteString(q.w, s); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return q.w.Write(p)
+}

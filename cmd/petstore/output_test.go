@@ -233,3 +233,24 @@ func TestTableAtTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotingWriter: a log record that holds a control character slog's
+// text handler leaves raw (DEL) is written quoted; others as they are.
+func TestQuotingWriter(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"level=DEBUG msg=x\n", "level=DEBUG msg=x\n"},
+		{"level=DEBUG id=a\x7fb\n", `"level=DEBUG id=a\x7fb"` + "\n"},
+		{"level=DEBUG id=\"a\\x1b\"\n", "level=DEBUG id=\"a\\x1b\"\n"},
+	}
+	for _, tc := range tests {
+		var b bytes.Buffer
+		n, err := quotingWriter{&b}.Write([]byte(tc.in))
+		if err != nil || n != len(tc.in) {
+			t.Errorf("Write(%q) = %d, %v; want %d, nil", tc.in, n, err, len(tc.in))
+		}
+		if diff := cmp.Diff(tc.want, b.String()); diff != "" {
+			t.Errorf("Write(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}

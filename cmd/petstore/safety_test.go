@@ -47,7 +47,7 @@ func hostileServer(t *testing.T, key string) string {
 			return
 		}
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(map[string]any{"code": hostile, "message": hostile, "status": status})
+		json.NewEncoder(w).Encode(map[string]any{"code": hostile, "message": hostileName, "status": status})
 	}))
 }
 
