@@ -18,11 +18,11 @@ import (
 // Option configures a Client. Make one with a With function of this package
 // ([WithBaseURL], [WithHTTPClient], [WithMaxRetries], [WithRetryWait],
 // [WithTimeout], [WithUserAgent], [WithLogger], [WithInsecureHTTP],
-// [WithObserver]) and pass it to [NewClient]: its parameter is an
-// unexported type, so there is no other way to make one that does
-// something. Options only record a value: NewClient checks them all and
-// returns an error for a bad one. Later options override earlier ones, and a
-// nil Option is ignored.
+// [WithObserver]) and pass it to [NewClient] or [Client.With]: its parameter
+// is an unexported type, so there is no other way to make one that does
+// something. Options only record a value: NewClient (or With) checks them
+// all and returns an error for a bad one. Later options override earlier
+// ones, and a nil Option is ignored.
 type Option func(*config)
 
 // config is what the options record, before NewClient checks it.

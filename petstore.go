@@ -13,11 +13,11 @@
 //
 // # Errors
 //
-// A call the SDK refuses before sending fails with an error that wraps
-// [ErrInvalidParams]. A response whose status is not 2xx becomes an
-// [*APIError]: use errors.As to read it, or errors.Is with [ErrBadRequest],
-// [ErrUnauthorized] or [ErrNotFound]. Transport and context errors are
-// wrapped, so errors.Is(err, context.DeadlineExceeded) works.
+// A parameter the SDK refuses is a [*ParamError] ([ErrInvalidParams]); a
+// non-2xx response, an [*APIError] (errors.As), which errors.Is matches with
+// [ErrBadRequest], [ErrUnauthorized], [ErrNotFound], [ErrRateLimited] or
+// [ErrServerError]. [Retryable] says whether to try again later. Transport
+// and context errors are wrapped: errors.Is(err, context.DeadlineExceeded).
 //
 // A CreatePet whose request may have reached the server and got no usable
 // answer (a reset, a closed connection or a timeout after the body went
