@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"os"
 	"strings"
+
+	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // envAPIKey is the environment variable NewClient reads when it is given no key.
@@ -20,15 +22,15 @@ type credential func() (key string, header []string)
 // Empty or blank values count as unset. The key must be one a bearer token
 // can hold (see checkKey).
 func resolveAPIKey(apiKey string) (credential, error) {
-	key, source := apiKey, "API key"
+	key, env := apiKey, ""
 	if strings.TrimSpace(key) == "" {
-		key, source = os.Getenv(envAPIKey), "API key from "+envAPIKey
+		key, env = os.Getenv(envAPIKey), envAPIKey
 	}
 	if strings.TrimSpace(key) == "" {
 		return nil, ErrMissingAPIKey
 	}
 	if err := checkKey(key); err != nil {
-		return nil, fmt.Errorf("petstore: %s: %w", source, err)
+		return nil, &ConfigError{Option: "apiKey", Env: env, Reason: err.Error()}
 	}
 	header := []string{"Bearer " + key}
 	return func() (string, []string) { return key, header }, nil
@@ -72,6 +74,20 @@ func checkKey(key string) error {
 		return fmt.Errorf("character %d is %s; a bearer token holds only ASCII letters, digits and -._~+/, then optional = padding", i+1, what)
 	}
 	return nil
+}
+
+// newSends makes the headers of c's requests, which hold the key, and the
+// two transports that send them (see Client.sends), from c.cfg.
+func (c *Client) newSends() {
+	cfg := &c.cfg
+	c.userAgent = []string{userAgent(cfg.userAgent)}
+	_, auth := c.cred()
+	c.headers = newHeaders(auth, c.userAgent)
+	timeout, source := cfg.attemptTimeout()
+	t := transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: c.red, Header: c.headers}
+	c.sends[0] = transport.New(t)
+	t.Timed = true // for an observer
+	c.sends[1] = transport.New(t)
 }
 
 // newHeaders returns the headers of every request of a Client (see

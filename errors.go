@@ -2,6 +2,7 @@ package petstore
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -42,11 +43,17 @@ var (
 	// a timeout still matches context.DeadlineExceeded. Check with
 	// [Client.ListPets] before creating the animal again.
 	ErrOutcomeUnknown = errors.New("petstore: outcome unknown: the animal may have been created")
+	// ErrRateLimited matches an [*APIError] with Status 429: the server
+	// asks for fewer requests (RetryAfter says when, if it said).
+	ErrRateLimited = errors.New("petstore: rate limited")
+	// ErrServerError matches an [*APIError] with a 5xx Status.
+	ErrServerError = errors.New("petstore: server error")
 )
 
 // APIError is the error for a response whose status is not 2xx, whatever its
 // body. Use [errors.As] to get it, or [errors.Is] with [ErrBadRequest],
-// [ErrUnauthorized] or [ErrNotFound] to test its status. All its fields are
+// [ErrUnauthorized], [ErrNotFound], [ErrRateLimited] or [ErrServerError] to
+// test its status; [Retryable] says whether to try again later. All its fields are
 // exported, so that go-cmp compares two of them with no options.
 //
 // An error can match both an *APIError and a context error: when the
@@ -117,8 +124,96 @@ func (e *APIError) Is(target error) bool {
 		return e.Status == http.StatusUnauthorized
 	case ErrNotFound:
 		return e.Status == http.StatusNotFound
+	case ErrRateLimited:
+		return e.Status == http.StatusTooManyRequests
+	case ErrServerError:
+		return e.Status >= 500 && e.Status <= 599
 	}
 	return false
+}
+
+// Retryable reports whether the call that returned err, made again later,
+// is safe (it cannot create a second animal) and may succeed, by the SDK's
+// own retry policy; the method is in the error. Case by case:
+//
+//	how the call ended                                  GET (ListPets, GetPet)  CreatePet
+//	*APIError 429 (ErrRateLimited)                      true                    true
+//	*APIError 408, 500, 502, 503, 504                   true                    false
+//	*APIError, any other status (400, 401, 404, 501 …)  false                   false
+//	no connection had (DNS, dial, TLS handshake, proxy  true                    true
+//	  CONNECT): nothing was sent
+//	every send proven unprocessed (REFUSED_STREAM, a    true                    true
+//	  GOAWAY that excluded it)
+//	any other transport error, an attempt that hit its  true                    false (ErrOutcomeUnknown)
+//	  WithTimeout limit, a 2xx body cut short
+//	an untrusted certificate, a 2xx body over 10 MiB    false                   false
+//	the caller's context ended (context.Canceled or     false                   false
+//	  its deadline), in an attempt or in a retry wait
+//	ErrOutcomeUnknown, ErrInvalidParams (*ParamError),  false                   false
+//	  ErrMissingAPIKey, *ConfigError, a 2xx body not
+//	  of the documented shape, nil
+//
+// A 429 whose Retry-After is longer than [WithRetryWait]'s max is
+// retryable too: after [APIError].RetryAfter.
+func Retryable(err error) bool {
+	var wait *retryWaitError
+	var te *transportError
+	var ae *APIError
+	switch {
+	case err == nil, errors.Is(err, ErrOutcomeUnknown), errors.As(err, &wait):
+		return false // the context ended in a wait: the caller ended the call
+	case errors.As(err, &te):
+		return te.later
+	case errors.As(err, &ae) && ae != nil:
+		return retry.Later(ae.Method == http.MethodGet, ae.Status, nil, true, false)
+	}
+	return false
+}
+
+// ParamError is the error of a parameter the SDK refused before sending
+// anything: errors.Is(err, ErrInvalidParams) holds. Its text names the
+// field, as in "petstore: invalid parameters: ListPetsParams.Limit is 101;
+// want 1..100, or 0 for the server's default".
+type ParamError struct {
+	Field  string // "ListPetsParams.Limit", "ListPetsParams.Status", "NewPet.Name" or "NewPet.Status"
+	Value  string // the value given, as text, unquoted ("101", "lost", "" for an empty Name)
+	Reason string // never empty, e.g. "want 1..100, or 0 for the server's default", "is empty"
+}
+
+// wantStatus is the Reason of a PetStatus refused.
+const wantStatus = "want available, pending, sold or empty"
+
+func (e *ParamError) Error() string {
+	s := ErrInvalidParams.Error() + ": " + e.Field + " "
+	if e.Value == "" {
+		return s + e.Reason // "NewPet.Name is empty"
+	}
+	v := e.Value
+	if e.Field != "ListPetsParams.Limit" {
+		v = strconv.Quote(v) // a status, quoted as it may hold anything
+	}
+	return s + "is " + v + "; " + e.Reason
+}
+
+// Is reports whether target is ErrInvalidParams.
+func (e *ParamError) Is(target error) bool { return target == ErrInvalidParams }
+
+// ConfigError is the error of an option, environment variable or key that
+// [NewClient] or [Client.With] refuses. Its text names where the value came
+// from; a program that names its own flags maps Option and Env to them
+// rather than rewriting the text.
+type ConfigError struct {
+	Option string // the option, as "WithBaseURL", "WithRetryWait", "WithTimeout", "WithMaxRetries", …; "apiKey" for NewClient's argument
+	Env    string // the environment variable the value came from ("PETSTORE_BASE_URL", …); "" if none
+	Reason string // never empty
+}
+
+func (e *ConfigError) Error() string {
+	name := cmp.Or(e.Env, e.Option)
+	if e.Option == "apiKey" {
+		name = strings.TrimSuffix("API key from "+e.Env, " from ")
+	}
+	return "petstore: " + name + ": " + e.Reason
 }
 
 // maxErrorSample is how much of an error body APIError.Body keeps.
@@ -191,6 +286,7 @@ func (e *cutError) Unwrap() error { return e.err }
 type transportError struct {
 	method, path string
 	err          error
+	later        bool // Retryable: see callError
 }
 
 func (e *transportError) Error() string {

@@ -221,7 +221,8 @@ func ExampleWithLogger() {
 }
 
 // This example counts retries by the status that caused them, as a metrics
-// counter would, and reads the request id of a call that succeeded.
+// counter would, and reads the request id of one call that succeeded,
+// through a Client from With whose observer does both.
 func ExampleWithObserver() {
 	srv := petstoretest.NewServer()
 	defer srv.Close()
@@ -229,29 +230,32 @@ func ExampleWithObserver() {
 
 	var mu sync.Mutex
 	retries := map[int]int{} // by status; shared by every call of the Client
-	type requestIDKey struct{}
-
+	countRetries := func(_ context.Context, a petstore.Attempt) {
+		if a.Retry {
+			mu.Lock()
+			retries[a.Status]++
+			mu.Unlock()
+		}
+	}
 	c, err := petstore.NewClient(srv.APIKey,
 		petstore.WithBaseURL(srv.URL),
 		petstore.WithRetryWait(10*time.Millisecond, 100*time.Millisecond),
-		petstore.WithObserver(func(ctx context.Context, a petstore.Attempt) {
-			if a.Retry {
-				mu.Lock()
-				retries[a.Status]++
-				mu.Unlock()
-			}
-			// The call's context says where this call wants its request id.
-			if id, ok := ctx.Value(requestIDKey{}).(*string); ok && a.Err == nil {
-				*id = a.RequestID
-			}
-		}),
+		petstore.WithObserver(countRetries),
 	)
 	if err != nil {
 		log.Fatal(err)
 	}
+	// For one call: the same observer, and the request id of its last
+	// attempt, which a call that succeeded ends with.
 	var requestID string
-	ctx := context.WithValue(context.Background(), requestIDKey{}, &requestID)
-	if _, err := c.ListPets(ctx, petstore.ListPetsParams{}); err != nil {
+	one, err := c.With(petstore.WithObserver(func(ctx context.Context, a petstore.Attempt) {
+		countRetries(ctx, a)
+		requestID = a.RequestID
+	}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := one.ListPets(context.Background(), petstore.ListPetsParams{}); err != nil {
 		log.Fatal(err)
 	}
 	mu.Lock()
@@ -261,6 +265,46 @@ func ExampleWithObserver() {
 	// Output:
 	// retries by status: map[503:2]
 	// request id: req-3
+}
+
+// This example makes two calls that differ from the Client's settings,
+// without the cost of a second Client: a CreatePet that is not retried (a
+// 429 comes back at once, for the caller's own queue to retry later), and
+// one whose request id the caller keeps.
+func ExampleClient_With() {
+	srv := petstoretest.NewServer()
+	defer srv.Close()
+	srv.InjectFault(petstoretest.Fault{Operation: "CreatePet", Status: 429})
+
+	c, err := petstore.NewClient(srv.APIKey, petstore.WithBaseURL(srv.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	rex := petstore.NewPet{Name: "Rex", CategoryID: 1}
+
+	noRetry, err := c.With(petstore.WithMaxRetries(0))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = noRetry.CreatePet(ctx, rex)
+	fmt.Println("rate limited:", errors.Is(err, petstore.ErrRateLimited), "- retry later:", petstore.Retryable(err), "- requests:", srv.Requests())
+
+	var requestID string
+	traced, err := c.With(petstore.WithObserver(func(_ context.Context, a petstore.Attempt) {
+		requestID = a.RequestID // the last attempt's
+	}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	pet, err := traced.CreatePet(ctx, rex)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("created", pet.ID, pet.Name, "- request id:", requestID)
+	// Output:
+	// rate limited: true - retry later: true - requests: 1
+	// created 1 Rex - request id: req-2
 }
 
 // This example measures calls beside attempts: rate, errors and duration
@@ -274,20 +318,16 @@ func ExampleWithObserver_callMetrics() {
 
 	// Per attempt, from the observer.
 	var attempts, retryDecisions atomic.Int64
-	type giveUpKey struct{}
+	observe := func(_ context.Context, a petstore.Attempt) {
+		attempts.Add(1)
+		if a.Retry {
+			retryDecisions.Add(1)
+		}
+	}
 	c, err := petstore.NewClient(srv.APIKey,
 		petstore.WithBaseURL(srv.URL),
 		petstore.WithRetryWait(10*time.Millisecond, 100*time.Millisecond),
-		petstore.WithObserver(func(ctx context.Context, a petstore.Attempt) {
-			attempts.Add(1)
-			if a.Retry {
-				retryDecisions.Add(1)
-				// For this example, a caller that gives up during the wait.
-				if giveUp, ok := ctx.Value(giveUpKey{}).(context.CancelFunc); ok {
-					giveUp()
-				}
-			}
-		}),
+		petstore.WithObserver(observe),
 	)
 	if err != nil {
 		log.Fatal(err)
@@ -326,8 +366,18 @@ func ExampleWithObserver_callMetrics() {
 	srv.InjectFault(petstoretest.Fault{Operation: "ListPets", Status: 503})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// For this example, a caller that gives up during the wait.
+	givesUp, err := c.With(petstore.WithObserver(func(ctx context.Context, a petstore.Attempt) {
+		observe(ctx, a)
+		if a.Retry {
+			cancel()
+		}
+	}))
+	if err != nil {
+		log.Fatal(err)
+	}
 	measure("ListPets", func() error { // a 503, then the caller gives up
-		_, err := c.ListPets(context.WithValue(ctx, giveUpKey{}, cancel), petstore.ListPetsParams{})
+		_, err := givesUp.ListPets(ctx, petstore.ListPetsParams{})
 		return err
 	})
 

@@ -2,7 +2,6 @@ package petstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -19,11 +18,11 @@ import (
 // Option configures a Client. Make one with a With function of this package
 // ([WithBaseURL], [WithHTTPClient], [WithMaxRetries], [WithRetryWait],
 // [WithTimeout], [WithUserAgent], [WithLogger], [WithInsecureHTTP],
-// [WithObserver]) and pass it to [NewClient]: its parameter is an
-// unexported type, so there is no other way to make one that does
-// something. Options only record a value: NewClient checks them all and
-// returns an error for a bad one. Later options override earlier ones, and a
-// nil Option is ignored.
+// [WithObserver]) and pass it to [NewClient] or [Client.With]: its parameter
+// is an unexported type, so there is no other way to make one that does
+// something. Options only record a value: NewClient (or With) checks them
+// all and returns an error for a bad one. Later options override earlier
+// ones, and a nil Option is ignored.
 type Option func(*config)
 
 // config is what the options record, before NewClient checks it.
@@ -158,17 +157,57 @@ func newConfig(opts []Option) config {
 func (cfg *config) check() error {
 	switch {
 	case cfg.httpSet && cfg.httpClient == nil:
-		return errors.New("petstore: WithHTTPClient: nil *http.Client")
+		return &ConfigError{Option: "WithHTTPClient", Reason: "nil *http.Client"}
 	case cfg.maxRetries < 0:
-		return fmt.Errorf("petstore: WithMaxRetries: %d is negative", cfg.maxRetries)
+		return &ConfigError{Option: "WithMaxRetries", Reason: strconv.Itoa(cfg.maxRetries) + " is negative"}
 	case cfg.retryWaitMin < 0 || cfg.retryWaitMin > cfg.retryWaitMax:
-		return fmt.Errorf("petstore: WithRetryWait: want 0 <= min <= max, got min %s, max %s", cfg.retryWaitMin, cfg.retryWaitMax)
+		return &ConfigError{Option: "WithRetryWait", Reason: fmt.Sprintf("want 0 <= min <= max, got min %s, max %s", cfg.retryWaitMin, cfg.retryWaitMax)}
 	case cfg.timeoutSet && cfg.timeout < 0:
-		return fmt.Errorf("petstore: WithTimeout: %s is negative", cfg.timeout)
+		return &ConfigError{Option: "WithTimeout", Reason: cfg.timeout.String() + " is negative"}
 	case strings.IndexFunc(cfg.userAgent, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
-		return errors.New("petstore: WithUserAgent: contains a control character")
+		return &ConfigError{Option: "WithUserAgent", Reason: "contains a control character"}
 	}
 	return nil
+}
+
+// With returns a Client with c's settings and opts applied on top of them,
+// later ones winning, as [NewClient] applies its own; c is not changed. It
+// checks the result as NewClient does, but does not read the environment
+// again: c's key and what its variables said stay. The new Client sends
+// through c's transport (one connection pool; a new [WithHTTPClient] client
+// aside) and shares c's once-per-client deprecation warnings. It is cheap
+// enough to call per request, for one call that differs:
+// c.With(WithMaxRetries(0)) for a CreatePet that must not be retried, or
+// c.With(WithObserver(f)) to read the request id of one call.
+func (c *Client) With(opts ...Option) (*Client, error) {
+	n := new(Client)
+	*n = *c
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&n.cfg)
+		}
+	}
+	if err := n.cfg.check(); err != nil {
+		return nil, err
+	}
+	var pets *url.URL
+	if strings.TrimSpace(n.cfg.baseURL) != "" {
+		var err error
+		if pets, err = parsePetsURL(n.cfg.baseURL, "", n.cfg.insecureHTTP); err != nil {
+			return nil, err
+		}
+		n.cfg.baseURL = ""
+	}
+	n.settle(pets, c)
+	return n, nil
+}
+
+// sameTransport reports whether a Client with the options cfg sends as one
+// with other does: they differ at most in retries and observer.
+func (cfg *config) sameTransport(other *config) bool {
+	a := *cfg
+	a.maxRetries, a.retryWaitMin, a.retryWaitMax, a.observer = other.maxRetries, other.retryWaitMin, other.retryWaitMax, other.observer
+	return a == *other
 }
 
 // attemptTimeout returns the time limit of one attempt and where it comes
@@ -185,28 +224,37 @@ func (cfg *config) attemptTimeout() (time.Duration, string) {
 }
 
 // petsURL returns the URL of the pets collection under the base URL (from
-// WithBaseURL, else $PETSTORE_BASE_URL, else ProductionURL), parsed from its
-// string as http.NewRequest would parse it, so that every request's URL can
-// start as a copy of it.
+// WithBaseURL, else $PETSTORE_BASE_URL, else ProductionURL). It sets
+// cfg.insecureHTTP to what $PETSTORE_INSECURE_HTTP says too, so that
+// [Client.With] need not read the environment again.
 func (cfg *config) petsURL() (*url.URL, error) {
-	rawBase, source := cfg.baseURL, "WithBaseURL"
+	rawBase, env := cfg.baseURL, ""
 	if strings.TrimSpace(rawBase) == "" {
-		rawBase, source = os.Getenv(envBaseURL), envBaseURL
+		rawBase, env = os.Getenv(envBaseURL), envBaseURL
 		if strings.TrimSpace(rawBase) == "" {
-			rawBase, source = ProductionURL, "ProductionURL"
+			rawBase, env = ProductionURL, ""
 		}
 	}
 	insecure, err := cfg.allowInsecureHTTP()
 	if err != nil {
 		return nil, err
 	}
+	cfg.insecureHTTP = insecure
+	return parsePetsURL(rawBase, env, insecure)
+}
+
+// parsePetsURL returns the URL of the pets collection under rawBase, which
+// came from env ("": from WithBaseURL), parsed from its string as
+// http.NewRequest would parse it, so that every request's URL can start as a
+// copy of it.
+func parsePetsURL(rawBase, env string, insecure bool) (*url.URL, error) {
 	base, err := parseBaseURL(rawBase, insecure)
 	if err != nil {
-		return nil, fmt.Errorf("petstore: %s: %w", source, err)
+		return nil, &ConfigError{Option: "WithBaseURL", Env: env, Reason: err.Error()}
 	}
 	pets, err := url.Parse(base.JoinPath("pets").String())
 	if err != nil {
-		return nil, fmt.Errorf("petstore: %s: %w", source, err)
+		return nil, &ConfigError{Option: "WithBaseURL", Env: env, Reason: err.Error()}
 	}
 	if strings.LastIndex(pets.Host, ":") > strings.LastIndex(pets.Host, "]") {
 		pets.Host = strings.TrimSuffix(pets.Host, ":") // as http.NewRequest drops an empty port
@@ -226,7 +274,7 @@ func (cfg *config) allowInsecureHTTP() (bool, error) {
 	if err != nil {
 		// The value is not quoted: whatever it holds, it is no boolean,
 		// and it might be a secret set in the wrong variable.
-		return false, fmt.Errorf("petstore: %s: want 1, true, 0 or false (as strconv.ParseBool reads it), or unset", envInsecureHTTP)
+		return false, &ConfigError{Option: "WithInsecureHTTP", Env: envInsecureHTTP, Reason: "want 1, true, 0 or false (as strconv.ParseBool reads it), or unset"}
 	}
 	return on || cfg.insecureHTTP, nil
 }

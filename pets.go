@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -58,10 +57,10 @@ type ListPetsParams struct {
 // slice when none match.
 func (c *Client) ListPets(ctx context.Context, p ListPetsParams) ([]Pet, error) {
 	if p.Limit < 0 || p.Limit > 100 {
-		return nil, fmt.Errorf("%w: ListPetsParams.Limit is %d; want 1..100, or 0 for the server's default", ErrInvalidParams, p.Limit)
+		return nil, &ParamError{Field: "ListPetsParams.Limit", Value: strconv.Itoa(p.Limit), Reason: "want 1..100, or 0 for the server's default"}
 	}
 	if p.Status != "" && !p.Status.valid() {
-		return nil, fmt.Errorf("%w: ListPetsParams.Status is %q; want available, pending, sold or empty", ErrInvalidParams, p.Status)
+		return nil, &ParamError{Field: "ListPetsParams.Status", Value: string(p.Status), Reason: wantStatus}
 	}
 	// The query as url.Values.Encode writes it (keys sorted); the values
 	// need no escaping: digits, and one of the three statuses.
@@ -96,10 +95,10 @@ func (c *Client) ListPets(ctx context.Context, p ListPetsParams) ([]Pet, error) 
 // matches [ErrOutcomeUnknown]: list the animals before creating it again.
 func (c *Client) CreatePet(ctx context.Context, p NewPet) (*Pet, error) {
 	if p.Name == "" {
-		return nil, fmt.Errorf("%w: NewPet.Name is empty", ErrInvalidParams)
+		return nil, &ParamError{Field: "NewPet.Name", Reason: "is empty"}
 	}
 	if p.Status != "" && !p.Status.valid() {
-		return nil, fmt.Errorf("%w: NewPet.Status is %q; want available, pending, sold or empty", ErrInvalidParams, p.Status)
+		return nil, &ParamError{Field: "NewPet.Status", Value: string(p.Status), Reason: wantStatus}
 	}
 	var pet *Pet
 	err := c.do(ctx, opCreatePet, 0, "", appendNewPet(nil, p), func(data []byte) (err error) {

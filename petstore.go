@@ -13,11 +13,11 @@
 //
 // # Errors
 //
-// A call the SDK refuses before sending fails with an error that wraps
-// [ErrInvalidParams]. A response whose status is not 2xx becomes an
-// [*APIError]: use errors.As to read it, or errors.Is with [ErrBadRequest],
-// [ErrUnauthorized] or [ErrNotFound]. Transport and context errors are
-// wrapped, so errors.Is(err, context.DeadlineExceeded) works.
+// A parameter the SDK refuses is a [*ParamError] ([ErrInvalidParams]); a
+// non-2xx response, an [*APIError] (errors.As), which errors.Is matches with
+// [ErrBadRequest], [ErrUnauthorized], [ErrNotFound], [ErrRateLimited] or
+// [ErrServerError]. [Retryable] says whether to try again later. Transport
+// and context errors are wrapped: errors.Is(err, context.DeadlineExceeded).
 //
 // A CreatePet whose request may have reached the server and got no usable
 // answer (a reset, a closed connection or a timeout after the body went
@@ -90,7 +90,9 @@ type Client struct {
 	plainPath bool       // pets.Path needs no escaping: it is the escaped path
 	userAgent []string
 	headers   func(body bool) http.Header // see newHeaders
-	transport *transport.Transport        // runs each attempt
+	transport *transport.Transport        // runs each attempt: sends[0], or sends[1] for an observer
+	sends     [2]*transport.Transport     // untimed and timed, alike else; shared with the Clients of With
+	cfg       config                      // the options, resolved: baseURL "" (see pets), insecureHTTP with the environment's
 	policies  [numOps]retry.Policy        // the retry policy of each operation
 	logger    *slog.Logger                // nil: silent
 	observer  func(context.Context, Attempt)
@@ -98,7 +100,8 @@ type Client struct {
 	red       *redact.Redactor // finds the key in what a server sends; never prints it
 }
 
-// warnings makes each deprecation Warn happen once per Client.
+// warnings makes each deprecation Warn happen once per Client (and the
+// Clients made from it by With).
 type warnings struct {
 	getPet sync.Once
 	header [numOps]sync.Once // per operation: a response said Deprecation or Sunset
@@ -125,28 +128,34 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	key, _ := cred()
-	red := redact.New(key)
-	c := &Client{
-		cred:      cred,
-		pets:      *pets,
-		plainPath: pets.RawPath == "" && pets.EscapedPath() == pets.Path,
-		userAgent: []string{userAgent(cfg.userAgent)},
-		logger:    cfg.logger,
-		warned:    new(warnings),
-		red:       red,
+	c := &Client{cred: cred, cfg: cfg, warned: new(warnings), red: redact.New(key)}
+	c.cfg.baseURL = "" // resolved: c.pets
+	c.settle(pets, nil)
+	return c, nil
+}
+
+// settle sets what c derives from c.cfg, and c.pets from pets unless it is
+// nil. c keeps the transports of from, the Client With made it from (nil:
+// none), unless their settings differ in what the transports depend on.
+func (c *Client) settle(pets *url.URL, from *Client) {
+	cfg := &c.cfg
+	if pets != nil {
+		c.pets, c.plainPath = *pets, pets.RawPath == "" && pets.EscapedPath() == pets.Path
 	}
-	_, auth := cred()
-	c.headers = newHeaders(auth, c.userAgent)
-	timeout, source := cfg.attemptTimeout()
-	c.transport = transport.New(transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source,
-		Logger: cfg.logger, Redactor: red, Header: c.headers, Timed: cfg.observer != nil})
+	c.logger, c.observer = cfg.logger, nil
 	if cfg.observer != nil {
 		c.observer = *cfg.observer
 	}
 	for o, op := range operations {
 		c.policies[o] = retry.Policy{Idempotent: op.method == http.MethodGet, MaxRetries: cfg.maxRetries, MinWait: cfg.retryWaitMin, MaxWait: cfg.retryWaitMax}
 	}
-	return c, nil
+	if from == nil || !cfg.sameTransport(&from.cfg) {
+		c.newSends()
+	}
+	c.transport = c.sends[0]
+	if c.observer != nil {
+		c.transport = c.sends[1]
+	}
 }
 
 // CloseIdleConnections closes the connections kept open for reuse that no
@@ -345,7 +354,8 @@ func (c *Client) callError(cl *call) error {
 		// Wrapped as http.Client wraps what its RoundTripper returns.
 		op := method[:1] + strings.ToLower(method[1:])
 		cause := redactError(&url.Error{Op: op, URL: cl.u.String(), Err: r.Err}, c.red)
-		err := &transportError{method: method, path: c.path(cl), err: cause}
+		err := &transportError{method: method, path: c.path(cl), err: cause,
+			later: cl.req.Context().Err() == nil && retry.Later(method == http.MethodGet, 0, r.Err, r.Reached, r.Refused)}
 		if method == http.MethodPost && r.Reached && (r.Status == 0 || r.Status/100 == 2) {
 			// It may have been created, or was (a 2xx whose body did not
 			// arrive); any other status is the server's answer.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/petstore/petstore-go"
-	checks "github.com/petstore/petstore-go/internal/check"
 )
 
 // command is a subcommand.
@@ -35,7 +32,7 @@ var commands = []command{
 	{"list", "[-limit N] [-status S]", "list animals", 0, nil, list},
 	{"create", "-name NAME -category ID [-status S]", "add an animal", 0, []string{"category"}, create},
 	{"get", "ID", "get one animal (deprecated by the API)", 1, nil, get},
-	{"check", "[-write [-production]]", "check the deployment against the interface", 0, nil, check},
+	{"check", "[-write [-production]] [-junit FILE]", "check the deployment against the interface", 0, nil, check},
 }
 
 // lookup returns the command called name.
@@ -95,54 +92,10 @@ func get(*flag.FlagSet) action {
 	}
 }
 
-// check: petstore check [-write [-production]].
-func check(fs *flag.FlagSet) action {
-	var write, production bool
-	fs.BoolVar(&write, "write", false, "also create one animal (the interface has no delete) and send a body without a name")
-	fs.BoolVar(&production, "production", false, "with -write: allow it against production")
-	return func(ctx context.Context, e *env, _ []string) int {
-		// A configuration NewClient refuses is bad usage, as for the other
-		// commands; checks.Run would only say it cannot check.
-		if c, code := e.client(); c == nil {
-			return code
-		}
-		if write && !production && checks.IsProduction(e.base()) {
-			return e.refuse("check -write would create an animal in production (%s); add -production to mean it", e.base())
-		}
-		return e.check(ctx, write)
-	}
-}
-
-// check runs the checks and prints their lines: first the target, last
-// the summary.
-func (e *env) check(ctx context.Context, write bool) int {
-	var werr error // the first write error: the checks go on, their lines lost
-	writeLine := func(line string) {
-		if werr == nil {
-			_, werr = io.WriteString(e.stdout, oneLine(line)+"\n")
-		}
-	}
-	counts := map[checks.Verdict]int{checks.Info: 1}
-	writeLine("INFO target " + e.red.String(e.base()))
-	fails, err := checks.Run(ctx, checks.Config{Options: e.options(), Write: write}, func(r checks.Result) {
-		counts[r.Verdict]++
-		writeLine(r.String()) // Run redacts the key in Detail
-	})
-	if err != nil {
-		return e.fail(err)
-	}
-	writeLine(fmt.Sprintf("summary: %d passed, %d failed, %d info", counts[checks.Pass], counts[checks.Fail], counts[checks.Info]))
-	switch {
-	case werr != nil:
-		return e.fail(werr)
-	case fails > 0:
-		return exitDeviation
-	}
-	return exitOK
-}
-
-// base returns the base URL the command uses: -base-url, else
-// $PETSTORE_BASE_URL, else StagingURL with -staging, else ProductionURL;
+// base returns the base URL the command uses: -base-url, else StagingURL
+// with -staging, else $PETSTORE_BASE_URL, else ProductionURL. Every flag
+// wins over every variable, so that a PETSTORE_BASE_URL left in the
+// environment never redirects a call the user pinned on the command line;
 // blank counts as unset, as NewClient reads it.
 func (e *env) base() string {
 	url, _ := e.baseSource()
@@ -155,22 +108,27 @@ func (e *env) baseSource() (url, source string) {
 	switch {
 	case strings.TrimSpace(e.baseURL) != "":
 		return e.baseURL, "-base-url"
-	case strings.TrimSpace(os.Getenv("PETSTORE_BASE_URL")) != "":
-		return os.Getenv("PETSTORE_BASE_URL"), "PETSTORE_BASE_URL"
 	case e.staging:
 		return petstore.StagingURL, "-staging"
+	case strings.TrimSpace(os.Getenv("PETSTORE_BASE_URL")) != "":
+		return os.Getenv("PETSTORE_BASE_URL"), "PETSTORE_BASE_URL"
 	}
 	return petstore.ProductionURL, "the production URL"
 }
 
-// options returns the SDK options of the global flags.
+// options returns the SDK options of the global flags. The base URL is
+// given only when a flag set it; else NewClient reads PETSTORE_BASE_URL
+// itself, and names it in its errors.
 func (e *env) options() []petstore.Option {
-	opts := []petstore.Option{petstore.WithBaseURL(e.base()), petstore.WithMaxRetries(e.retries), petstore.WithUserAgent("petstore-cli/" + petstore.Version)}
+	opts := []petstore.Option{petstore.WithMaxRetries(e.retries), petstore.WithUserAgent("petstore-cli/" + petstore.Version)}
+	if url, source := e.baseSource(); source == "-base-url" || source == "-staging" {
+		opts = append(opts, petstore.WithBaseURL(url))
+	}
 	if e.retryWait != nil {
 		opts = append(opts, petstore.WithRetryWait(e.retryWait[0], e.retryWait[1]))
 	}
 	if e.verbose {
-		h := slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug})
+		h := slog.NewTextHandler(quotingWriter{e.stderr}, &slog.HandlerOptions{Level: slog.LevelDebug})
 		opts = append(opts, petstore.WithLogger(slog.New(h)))
 	}
 	return opts
@@ -181,9 +139,6 @@ func (e *env) options() []petstore.Option {
 func (e *env) client() (*petstore.Client, int) {
 	c, err := petstore.NewClient("", e.options()...)
 	if err != nil {
-		if !errors.Is(err, petstore.ErrMissingAPIKey) {
-			err = &configError{err}
-		}
 		return nil, e.fail(err)
 	}
 	return c, exitOK

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"net/http"
@@ -160,4 +161,33 @@ func newServer(t *testing.T, h http.Handler) string {
 	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)
 	return s.URL + "/v1"
+}
+
+// startFakeProgram starts petstore-fake, the program, on a free loopback
+// port with args, stops it when the test ends, and returns the two
+// variables it exports (PETSTORE_BASE_URL and PETSTORE_API_KEY), as
+// NAME=value: it prints them once it accepts connections.
+func startFakeProgram(t *testing.T, args ...string) []string {
+	t.Helper()
+	_, fakeBin := programs(t)
+	fake := exec.Command(fakeBin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
+	fake.Env = cleanEnv()
+	out, err := fake.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fake.Process.Kill(); fake.Wait() })
+	var env []string
+	sc := bufio.NewScanner(out)
+	for len(env) < 2 && sc.Scan() { // export NAME='value'
+		kv := strings.TrimPrefix(sc.Text(), "export ")
+		env = append(env, strings.ReplaceAll(kv, "'", "")) // neither holds a quote
+	}
+	if len(env) != 2 {
+		t.Fatalf("petstore-fake printed %q, want two export lines", env)
+	}
+	return env
 }

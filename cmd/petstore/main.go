@@ -8,7 +8,7 @@
 //	petstore [global flags] list [-limit N] [-status S]
 //	petstore [global flags] create -name NAME -category ID [-status S]
 //	petstore [global flags] get ID
-//	petstore [global flags] check [-write [-production]]
+//	petstore [global flags] check [-write [-production]] [-junit FILE]
 //	petstore help [COMMAND]
 //
 // Global flags (-staging, -base-url URL, -timeout D, -retries N,
@@ -16,9 +16,10 @@
 // before the command, after it, after its arguments. "--" ends the flags.
 //
 // The key comes from PETSTORE_API_KEY, the base URL from -base-url, else
-// PETSTORE_BASE_URL, else the staging URL with -staging, else production;
-// PETSTORE_INSECURE_HTTP=1 allows plain http to a host that is not
-// loopback; PETSTORE_DEBUG=1 does what -v does.
+// the staging URL with -staging, else PETSTORE_BASE_URL, else production:
+// every flag wins over every variable. PETSTORE_INSECURE_HTTP=1 allows
+// plain http to a host that is not loopback; PETSTORE_DEBUG=1 does what -v
+// does. Errors name the flag or the variable the user typed or set.
 //
 // Results are JSON (list: an array, create and get: an object, exactly the
 // SDK's Pet) when stdout is not a terminal or -json is given, and a table
@@ -27,7 +28,7 @@
 // statuses:
 //
 //	0  success
-//	1  any failure not below (transport, timeout, 5xx after retries)
+//	1  any failure not below (-timeout, a 5xx to a create, ...)
 //	2  bad usage, a configuration the SDK refuses, parameters it refuses,
 //	   or check -write refused for production
 //	3  no API key, or the server answered 401
@@ -35,13 +36,25 @@
 //	5  check found a deviation from the interface
 //	6  create's outcome is unknown: the animal may have been created, so
 //	   list the animals before creating it again
+//	7  the call may succeed if made again later, and is safe to make
+//	   again (petstore.Retryable): 429; for list and get, 408, 500, 502,
+//	   503, 504 or a transport error, retried or not; no connection had
 //
 // check holds a deployment to the interface, where the interface says
 // something: its first line names the target (INFO target URL), then one
 // line per check, PASS, FAIL (with what was seen) or INFO (where the
-// interface is silent), then a summary. It only reads, unless -write, which
-// also creates one animal and is refused for production unless -production
-// is given too.
+// interface is silent), then a summary. It writes text whatever stdout is;
+// with -json, every line is one JSON object instead, the target first
+// ({"result":"INFO","check":"target","detail":URL}), one per check, and a
+// summary ({"result":"SUMMARY","check":"summary",...,"passed":N,"failed":N,
+// "info":N}). -junit FILE also writes a JUnit XML report (a FAIL is a
+// failure, an INFO skipped). It only reads, unless -write, which also
+// creates one animal and is refused for production unless -production is
+// given too.
+//
+// Nothing a server sent reaches a terminal raw: a text that holds a control
+// character (an escape sequence, a line break) is shown quoted as Go quotes
+// strings, in a table, an error line or a line of check; JSON escapes them.
 package main
 
 import (
@@ -69,6 +82,7 @@ const (
 	exitNotFound  = 4
 	exitDeviation = 5
 	exitUnknown   = 6
+	exitLater     = 7
 )
 
 func main() {
@@ -97,12 +111,12 @@ func defaults() globals { return globals{retries: 2} }
 // defaults: the flags before the command, and again those of the command
 // (a global flag stands anywhere), which keep what came before.
 func (g *globals) define(fs *flag.FlagSet) {
-	fs.BoolVar(&g.staging, "staging", g.staging, "use "+petstore.StagingURL+", unless -base-url or PETSTORE_BASE_URL says otherwise")
-	fs.StringVar(&g.baseURL, "base-url", g.baseURL, "the API's base `URL`, with its /v1 (default: PETSTORE_BASE_URL, else production)")
+	fs.BoolVar(&g.staging, "staging", g.staging, "use "+petstore.StagingURL+" (-base-url wins over it; it wins over PETSTORE_BASE_URL)")
+	fs.StringVar(&g.baseURL, "base-url", g.baseURL, "the API's base `URL`, with its /v1 (default: the staging URL with -staging, else PETSTORE_BASE_URL, else production)")
 	fs.DurationVar(&g.timeout, "timeout", g.timeout, "limit for the whole command, retries and waits included (0: none)")
 	fs.IntVar(&g.retries, "retries", g.retries, "retries after a failed attempt")
 	fs.Func("retry-wait", "wait `MIN,MAX` between retries: from MIN, doubling, at most MAX (default 500ms,8s)", g.setRetryWait)
-	fs.BoolVar(&g.json, "json", g.json, "print JSON even when stdout is a terminal")
+	fs.BoolVar(&g.json, "json", g.json, "print JSON even when stdout is a terminal; check: one JSON object a line")
 	fs.BoolVar(&g.verbose, "v", g.verbose, "write the SDK's Debug log on stderr (also PETSTORE_DEBUG=1)")
 	fs.BoolVar(&g.version, "version", g.version, "print the version and exit")
 }

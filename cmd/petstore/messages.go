@@ -13,24 +13,35 @@ import (
 
 // fail writes err on stderr and returns its exit status. The line starts
 // with "petstore: ", names what the user typed or set rather than the SDK's
-// Go names (see words), and, when the outcome of a create is unknown, says
-// what to do before trying again.
+// Go names (see describe), and says what to do next where the status
+// alone does not: when the outcome of a create is unknown, to list before
+// creating again; when the call may succeed later, so.
 func (e *env) fail(err error) int {
-	msg := e.words().Replace(oneLine(err.Error()))
-	if !strings.HasPrefix(msg, "petstore: ") {
-		msg = "petstore: " + msg
-	}
+	msg := e.errLine(e.describe(err))
 	code := exitCode(err)
-	if code == exitUnknown {
+	switch code {
+	case exitUnknown:
 		msg += ": run petstore list before creating it again" // the error says the animal may have been created
+	case exitLater:
+		msg += ": the call may succeed if made again later"
 	}
 	fmt.Fprintln(e.stderr, msg)
 	return code
 }
 
+// errLine returns msg as the line stderr shows: "petstore: " and the text,
+// its line breaks made spaces, without the key, and quoted (see
+// quoteControl) if it still holds a control character, as a server's text
+// may. The key is redacted before the text is quoted, as quoting doubles
+// the backslash of an escaped form of it (stderr's writer redacts too).
+func (e *env) errLine(msg string) string {
+	msg = strings.TrimPrefix(oneLine(e.red.String(msg)), "petstore: ")
+	return "petstore: " + quoteControl(msg)
+}
+
 // exitCode returns the exit status of a command that failed with err.
 func exitCode(err error) int {
-	var conf *configError
+	var conf *petstore.ConfigError
 	switch {
 	case errors.Is(err, petstore.ErrOutcomeUnknown):
 		return exitUnknown
@@ -40,42 +51,16 @@ func exitCode(err error) int {
 		return exitNotFound
 	case errors.Is(err, petstore.ErrInvalidParams), errors.As(err, &conf):
 		return exitUsage
+	case petstore.Retryable(err):
+		return exitLater
 	}
 	return exitFailure
-}
-
-// configError is an error of NewClient other than a missing key: a
-// configuration it refuses, which is bad usage.
-type configError struct{ err error }
-
-func (e *configError) Error() string { return e.err.Error() }
-func (e *configError) Unwrap() error { return e.err }
-
-// words returns what turns the SDK's Go names, as its errors say them, into
-// what a user of the command line typed or set: the SDK refuses parameters
-// and configurations in its caller's terms, which here are flags and
-// variables. It runs on whole error texts; a server's message that said one
-// of these names would read the same way.
-func (e *env) words() *strings.Replacer {
-	_, base := e.baseSource()
-	return strings.NewReplacer(
-		"ListPetsParams.Limit", "-limit",
-		"ListPetsParams.Status", "-status",
-		"NewPet.Name", "-name",
-		"NewPet.Status", "-status",
-		"WithBaseURL", base,
-		"or WithInsecureHTTP (PETSTORE_INSECURE_HTTP=1)", "or set PETSTORE_INSECURE_HTTP=1",
-		"WithMaxRetries", "-retries",
-		"WithRetryWait", "-retry-wait",
-		"the default of WithTimeout", "the SDK's limit per attempt",
-		"pass one to NewClient or set", "set",
-	)
 }
 
 // refuse writes a usage error that the usage would not explain, such as a
 // value out of range, as one line on stderr, and returns exitUsage.
 func (e *env) refuse(format string, args ...any) int {
-	fmt.Fprintf(e.stderr, "petstore: "+format+"\n", args...)
+	fmt.Fprintln(e.stderr, e.errLine(fmt.Sprintf(format, args...)))
 	return exitUsage
 }
 
@@ -83,7 +68,7 @@ func (e *env) refuse(format string, args ...any) int {
 // usage writes, and returns exitUsage.
 func (e *env) usageError(usage func(io.Writer), format string, args ...any) int {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "petstore: "+format+"\n", args...)
+	fmt.Fprintln(&b, e.errLine(fmt.Sprintf(format, args...)))
 	usage(&b)
 	e.stderr.Write(b.Bytes())
 	return exitUsage
@@ -143,9 +128,12 @@ func (e *env) usage(w io.Writer) {
 const usageTail = `
 environment: PETSTORE_API_KEY (the key), PETSTORE_BASE_URL, PETSTORE_INSECURE_HTTP=1
 (plain http to a host that is not loopback), PETSTORE_DEBUG=1 (as -v).
-Results: JSON when stdout is not a terminal or with -json, else a table.
+Every flag wins over every variable (-staging over PETSTORE_BASE_URL).
+Results: JSON when stdout is not a terminal or with -json, else a table;
+check writes text, or with -json one JSON object a line.
 Exit status: 0 ok, 1 failure, 2 bad usage, 3 no key or 401, 4 not found,
-5 check found a deviation, 6 create's outcome unknown (list before creating again).
+5 check found a deviation, 6 create's outcome unknown (list before creating again),
+7 the call may succeed if made again later (429, 5xx to a read, no connection).
 `
 
 // commandUsage writes cmd's usage on w: its own flags, as own defines them.

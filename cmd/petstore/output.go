@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/petstore/petstore-go"
 )
@@ -33,17 +34,45 @@ func (e *env) print(v any) int {
 	default:
 		return e.fail(fmt.Errorf("cannot print a %T", v)) // a command's mistake
 	}
-	var b bytes.Buffer
-	if e.terminal && !e.json {
-		writeTable(&b, pets)
-	} else {
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out); err != nil { // the SDK's types always encode
+	if !e.terminal || e.json {
+		b, err := encodeJSON(out)
+		if err != nil { // the SDK's types always encode
 			return e.fail(err)
 		}
+		return e.write(b)
 	}
+	var b bytes.Buffer
+	writeTable(&b, pets)
 	return e.write(b.Bytes())
+}
+
+// encodeJSON returns v as encoding/json writes it, on one line that ends
+// with a line break, with <, > and & as they are, and with no control
+// character raw: encoding/json escapes those below U+0020 in a string,
+// encodeJSON also DEL and the C1 controls (U+0080 to U+009F; U+009B is CSI
+// to a terminal), which encoding/json writes as they are. The JSON decodes
+// to the same value.
+func encodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	if !bytes.ContainsFunc(b.Bytes(), unicode.IsControl) {
+		return b.Bytes(), nil
+	}
+	out := make([]byte, 0, b.Len()+16)
+	for _, r := range b.String() {
+		// Outside strings, JSON is ASCII with \n at the end: a control
+		// character here is in a string, where \u00XX means it.
+		if unicode.IsControl(r) && r != '\n' {
+			out = fmt.Appendf(out, `\u%04x`, r)
+			continue
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	return out, nil
 }
 
 // write writes b on stdout, in one write, and returns the exit status: a
@@ -75,7 +104,7 @@ func writeTable(w io.Writer, pets []petstore.Pet) {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tCATEGORY\tSTATUS")
 	for _, p := range pets {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", p.ID, cell(p.Name), p.CategoryID, cell(string(p.Status)))
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", p.ID, quoteControl(p.Name), p.CategoryID, quoteControl(string(p.Status)))
 	}
 	tw.Flush()
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
@@ -85,11 +114,15 @@ func writeTable(w io.Writer, pets []petstore.Pet) {
 	}
 }
 
-// cell returns s as a table cell: quoted as Go quotes strings when it holds
-// a control character (a tab or a line break would break the table, an
-// escape sequence would be obeyed by the terminal), else as it is.
-func cell(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+// quoteControl returns s as it may reach a terminal, in a table cell, an
+// error line or a line of check: as it is, or quoted as Go quotes strings
+// when it holds a control character (a tab or a line break would break the
+// table or the line, an escape sequence would be obeyed by the terminal:
+// erase a line, retitle the window) or a byte that is not UTF-8 (0x9b alone
+// is CSI to an 8-bit terminal). Every text that reaches stdout or stderr
+// other than as JSON (see encodeJSON) goes through it.
+func quoteControl(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 || !utf8.ValidString(s) {
 		return strconv.Quote(s)
 	}
 	return s
@@ -110,4 +143,23 @@ func isTerminal(f *os.File) bool {
 	}
 	null, err := os.Stat(os.DevNull)
 	return err != nil || !os.SameFile(fi, null)
+}
+
+// quotingWriter writes each write, one line (as slog's handlers write a
+// record), on w as quoteControl shows it: slog's text handler quotes a
+// value that holds a control character, but not DEL alone.
+type quotingWriter struct{ w io.Writer }
+
+func (q quotingWriter) Write(p []byte) (int, error) {
+	line, nl := strings.CutSuffix(string(p), "\n")
+	if s := quoteControl(line); s != line || !nl {
+		if nl {
+			s += "\n"
+		}
+		if _, err := io.WriteString(q.w, s); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return q.w.Write(p)
 }

@@ -46,6 +46,12 @@ func TestPrint(t *testing.T) {
 		{"control characters, terminal", true, false, []petstore.Pet{esc},
 			"ID  NAME           CATEGORY  STATUS\n5   \"\\x1b[31mred\"  1         \"lost\\nline\"\n"},
 		{"list of none, terminal", true, false, []petstore.Pet{}, "ID  NAME  CATEGORY  STATUS\n"},
+		// encoding/json escapes the C0 controls; print also DEL and C1
+		// (U+009B is CSI), which it would write raw.
+		{"control characters, piped", false, false, &petstore.Pet{ID: 5, Name: "\x1b[2K\x07\x7f\u009b31m é", CategoryID: 1},
+			`{"id":5,"name":"\u001b[2K\u0007\u007f\u009b31m é","categoryId":1}` + "\n"},
+		{"a byte that is not UTF-8, terminal", true, false, &petstore.Pet{ID: 5, Name: "\x9b31m", CategoryID: 1},
+			"ID  NAME       CATEGORY  STATUS\n5   \"\\x9b31m\"  1\n"},
 		{"get, terminal", true, false, &kiwi, "ID  NAME  CATEGORY  STATUS\n3   Kiwi  3         available\n"},
 	}
 	for _, tc := range tests {
@@ -224,6 +230,27 @@ func TestTableAtTerminal(t *testing.T) {
 		got := runOnTerminal(t, fakeEnv(srv), tc.args...)
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("petstore %q at a terminal (-want +got):\n%s", tc.args, diff)
+		}
+	}
+}
+
+// TestQuotingWriter: a log record that holds a control character slog's
+// text handler leaves raw (DEL) is written quoted; others as they are.
+func TestQuotingWriter(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"level=DEBUG msg=x\n", "level=DEBUG msg=x\n"},
+		{"level=DEBUG id=a\x7fb\n", `"level=DEBUG id=a\x7fb"` + "\n"},
+		{"level=DEBUG id=\"a\\x1b\"\n", "level=DEBUG id=\"a\\x1b\"\n"},
+	}
+	for _, tc := range tests {
+		var b bytes.Buffer
+		n, err := quotingWriter{&b}.Write([]byte(tc.in))
+		if err != nil || n != len(tc.in) {
+			t.Errorf("Write(%q) = %d, %v; want %d, nil", tc.in, n, err, len(tc.in))
+		}
+		if diff := cmp.Diff(tc.want, b.String()); diff != "" {
+			t.Errorf("Write(%q) (-want +got):\n%s", tc.in, diff)
 		}
 	}
 }

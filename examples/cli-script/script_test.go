@@ -3,6 +3,7 @@
 package main_test
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +14,8 @@ import (
 )
 
 // TestScript runs script.sh and checks each line it prints: the branches
-// taken on petstore's exit statuses, and check's verdict on the fake.
+// taken on petstore's exit statuses (7 twice, made again by later), and
+// check's verdict on the fake.
 func TestScript(t *testing.T) {
 	t.Parallel()
 	if runtime.GOOS == "windows" {
@@ -30,12 +32,20 @@ func TestScript(t *testing.T) {
 	}
 	cmd := exec.Command("bash", "script.sh")
 	cmd.Env = append(os.Environ(), "PETSTORE_API_KEY=", "PETSTORE_BASE_URL=", "PETSTORE_INSECURE_HTTP=",
-		"PETSTORE="+filepath.Join(dir, "petstore"), "PETSTORE_FAKE="+filepath.Join(dir, "petstore-fake"))
+		"PETSTORE="+filepath.Join(dir, "petstore"), "PETSTORE_FAKE="+filepath.Join(dir, "petstore-fake"),
+		"PETSTORE_WAIT=0") // later's waits: none, here
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err = cmd.Output()
 	if err != nil {
-		t.Fatalf("script.sh: %v\nstdout:\n%s", err, out)
+		t.Fatalf("script.sh: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
 	}
-	want := []string{
+	checkLines(t, "stderr", stderr.String(), []string{
+		`^list: exit 7 \(petstore: GET /v1/pets: 503 .*: the call may succeed if made again later\); again in 0s$`,
+		`^list: exit 7 \(petstore: GET /v1/pets: 503 .*: the call may succeed if made again later\); again in 0s$`,
+	})
+	checkLines(t, "stdout", string(out), []string{
+		`^the deployment answers$`,
 		`^create: outcome unknown \(petstore: .*\(outcome unknown: the animal may have been created\): run petstore list before creating it again\)$`,
 		`^create: it was not created: creating it again$`,
 		`^created 1$`,
@@ -47,14 +57,20 @@ func TestScript(t *testing.T) {
 		`^bad usage: petstore: get: "seven" is not an animal id .*$`,
 		`^\(as expected\)$`,
 		`^check: the deployment keeps to the interface \(summary: \d+ passed, 0 failed, \d+ info\)$`,
-	}
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	})
+}
+
+// checkLines checks that out, what script.sh printed on stream, is one
+// line for each regular expression of want, in order.
+func checkLines(t *testing.T, stream, out string, want []string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != len(want) {
-		t.Fatalf("script.sh printed %d lines; want %d:\n%s", len(lines), len(want), out)
+		t.Fatalf("script.sh printed %d lines on %s; want %d:\n%s", len(lines), stream, len(want), out)
 	}
 	for i, re := range want {
 		if !regexp.MustCompile(re).MatchString(lines[i]) {
-			t.Errorf("line %d = %q; want it to match %s", i+1, lines[i], re)
+			t.Errorf("%s line %d = %q; want it to match %s", stream, i+1, lines[i], re)
 		}
 	}
 }
