@@ -121,6 +121,7 @@ func retryableCases() []retryableCase {
 		{"no connection: dial refused", true, true, mockCall(failWith(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}))},
 		{"no connection: DNS", true, true, mockCall(failWith(&net.DNSError{Err: "no such host", Name: "petstore.test", IsNotFound: true}))},
 		{"no connection: a refused port, retried", true, true, refusedPort},
+		{"no connection: the TLS handshake cut", true, true, handshakeCut},
 		{"every send refused (REFUSED_STREAM)", true, true, refusedStreams},
 		{"reset after sending: ErrOutcomeUnknown for a create", true, false, mockCall(failWith(errors.New("read: connection reset by peer")))},
 		{"the per-attempt timeout: ErrOutcomeUnknown for a create", true, false, mockCall(blockUntilDone(nil), WithTimeout(50*time.Millisecond))},
@@ -162,6 +163,32 @@ func refusedPort(t *testing.T, o op) error {
 	addr := ln.Addr().String()
 	ln.Close()
 	c, err := NewClient(testKey, WithBaseURL("http://"+addr+"/v1"), WithRetryWait(time.Millisecond, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return callOp(context.Background(), c, o, false)
+}
+
+// handshakeCut calls, over https, a loopback server that closes every
+// connection it accepts before the TLS handshake: no connection is had.
+func handshakeCut(t *testing.T, o op) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { ln.Close(); <-done })
+	go func() {
+		defer close(done)
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conn.Close()
+		}
+	}()
+	c, err := NewClient(testKey, WithBaseURL("https://"+ln.Addr().String()+"/v1"), WithMaxRetries(0))
 	if err != nil {
 		t.Fatal(err)
 	}
