@@ -34,13 +34,19 @@ var (
 	// ErrMissingAPIKey is returned by [NewClient] when it was given no API
 	// key and PETSTORE_API_KEY is unset or empty.
 	ErrMissingAPIKey = errors.New("petstore: no API key: pass one to NewClient or set PETSTORE_API_KEY")
-	// ErrOutcomeUnknown is wrapped by the error of a CreatePet whose
+	// ErrOutcomeUnknown is matched by the error of a CreatePet whose
 	// request may have reached the server but got no usable answer (a
 	// timeout or cancellation, a reset or a closed connection after the
 	// body went out) and was not sent again: the animal may or may not
-	// exist. It is never an [*APIError], and the error keeps its cause, so
-	// a timeout still matches context.DeadlineExceeded. Check with
-	// [Client.ListPets] before creating the animal again.
+	// exist. It is matched too when the server answered 2xx but the body
+	// is not a Pet (empty, as many APIs answer a create; a proxy's HTML;
+	// an id as a string): the animal exists and its id is unknown, as the
+	// error's text says, with the status ("the server answered 201
+	// (created) but the answer could not be read"). It is never an
+	// [*APIError], and the error keeps its cause, so a timeout still
+	// matches context.DeadlineExceeded and a body's decode error is
+	// what it unwraps to. Check with [Client.ListPets] before creating the
+	// animal again.
 	ErrOutcomeUnknown = errors.New("petstore: outcome unknown: the animal may have been created")
 )
 
@@ -215,6 +221,34 @@ func (e *outcomeError) Error() string {
 func (e *outcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }
 
 func (e *outcomeError) Unwrap() error { return e.transportError }
+
+// unreadError is the error of a CreatePet answered with a 2xx whose body
+// is not a Pet (empty, a proxy's HTML, an id as a string): the animal
+// exists, but its id is unknown. It matches ErrOutcomeUnknown, so that the
+// caller lists before creating again, and unwraps to the decode error.
+type unreadError struct {
+	method, path string
+	status       int
+	empty        bool // the body was empty, or only white space
+	err          error
+}
+
+func (e *unreadError) Error() string {
+	status := strconv.Itoa(e.status)
+	if t := http.StatusText(e.status); t != "" {
+		status += " (" + strings.ToLower(t) + ")"
+	}
+	what := "unexpected response body: " + e.err.Error()
+	if e.empty {
+		what = "empty response body"
+	}
+	return "petstore: " + e.method + " " + e.path + ": the server answered " + status +
+		" but the answer could not be read, so the animal exists and its id is unknown: " + what
+}
+
+func (e *unreadError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+func (e *unreadError) Unwrap() error { return e.err }
 
 // retryWaitError is a call whose context ended while it waited to retry
 // (or as it was about to): it matches the context's error, and carries the

@@ -22,7 +22,8 @@
 // A CreatePet whose request may have reached the server and got no usable
 // answer (a reset, a closed connection or a timeout after the body went
 // out) fails with an error that matches [ErrOutcomeUnknown]: the animal may
-// or may not exist.
+// or may not exist. So does one answered 2xx with a body that is not a Pet:
+// the animal exists, and its id is unknown.
 //
 // One error matches both: when the context ends while the SDK waits to
 // retry, the error matches context.Canceled (or context.DeadlineExceeded)
@@ -51,6 +52,7 @@
 package petstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -332,6 +334,9 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 		return c.callError(cl)
 	}
 	if err := decode(r.Body); err != nil {
+		if method == http.MethodPost { // created, but which animal?
+			return &unreadError{method: method, path: c.path(cl), status: int(r.Status), empty: len(bytes.TrimSpace(r.Body)) == 0, err: err}
+		}
 		return fmt.Errorf("petstore: %s %s: unexpected response body: %w", method, c.path(cl), err)
 	}
 	return nil
