@@ -12,8 +12,6 @@ import (
 
 	"github.com/petstore/petstore-go/internal/errbody"
 	"github.com/petstore/petstore-go/internal/redact"
-	"github.com/petstore/petstore-go/internal/retry"
-	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // Sentinel errors. Test for them with [errors.Is].
@@ -130,10 +128,21 @@ func (e *APIError) Is(target error) bool {
 // maxErrorSample is how much of an error body APIError.Body keeps.
 const maxErrorSample = 8 << 10
 
-// newAPIError builds the APIError for a non-2xx response whose body (up to
-// transport.MaxErrorBody) is body, cut short by cut if that is not nil, and
-// whose Retry-After, parsed when the attempt ended, is after. Should the server echo the API key, in the body or in a header, in any form
-// red finds (escaped, in another case, cut off at the end of the Body
+// answer is a response that is not 2xx, as an *APIError is made of it:
+// what the call read of it, once.
+type answer struct {
+	status      int
+	requestID   string        // X-Request-Id (or Request-Id), redacted already
+	contentType string        // the Content-Type header
+	retryAfter  time.Duration // the wait Retry-After asked for; 0: none
+	body        []byte        // what was read of the body
+	limit       int           // the most of a body that is read: one that long may go on
+	cut         bool          // the connection cut the body short
+}
+
+// newAPIError builds the APIError of a call to method path answered with a.
+// Should the server echo the API key, in the body or in a header, in any
+// form red finds (escaped, in another case, cut off at the end of the Body
 // sample), the APIError shows "[REDACTED]" instead.
 //
 // Code and Message come from the body as [errbody.Body.Fields] says. A body
@@ -141,29 +150,27 @@ const maxErrorSample = 8 << 10
 // cut short after N bytes"), an empty one too; one that is not JSON is
 // described by its media type and size ("non-JSON body (text/html, N
 // bytes)").
-func newAPIError(method, path string, resp *http.Response, body []byte, cut error, after retry.RetryAfter, red *redact.Redactor) *APIError {
-	e := &APIError{Status: resp.StatusCode, Method: method, Path: path, RequestID: transport.RequestID(resp.Header)}
-	if after.OK {
-		e.RetryAfter = after.Wait
-	}
+func newAPIError(method, path string, a answer, red *redact.Redactor) *APIError {
+	e := &APIError{Status: a.status, Method: method, Path: path, RequestID: a.requestID, RetryAfter: a.retryAfter}
+	body, cut := a.body, a.cut
 	// A body that fills what the transport reads of it may go on: the
 	// transport dropped the rest.
-	more := cut == nil && len(body) >= transport.MaxErrorBody
+	more := !cut && len(body) >= a.limit
 	switch shape, err := errbody.Decode(body, more); {
-	case err != nil && cut != nil:
+	case err != nil && cut:
 		e.Message = "response body cut short after " + strconv.Itoa(len(body)) + " bytes"
 	case len(bytes.TrimSpace(body)) == 0:
 		e.Message = "empty response body"
 	case err != nil:
-		e.Message = errbody.Describe(resp.Header.Get("Content-Type"), len(body))
+		e.Message = errbody.Describe(a.contentType, len(body))
 	default:
-		e.Code, e.Message = shape.Fields(len(body), transport.MaxErrorBody)
+		e.Code, e.Message = shape.Fields(len(body), a.limit)
 	}
 	if len(body) > 0 {
 		e.Body = bytes.Clone(body[:min(len(body), maxErrorSample)])
 	}
-	e.Code, e.Message, e.RequestID = red.String(e.Code), red.String(e.Message), red.String(e.RequestID)
-	e.Body = red.Bytes(e.Body, cut != nil || len(body) > maxErrorSample) // a cut body may end inside an echoed key
+	e.Code, e.Message = red.String(e.Code), red.String(e.Message)
+	e.Body = red.Bytes(e.Body, cut || len(body) > maxErrorSample) // a cut body may end inside an echoed key
 	return e
 }
 
