@@ -281,14 +281,14 @@ func (cl *call) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := &cl.last
 	*r = cl.c.transport.Send(req, cl.body, int(cl.attempts))
 	cl.after, cl.id, cl.err = retry.RetryAfter{}, "", nil
-	failed := r.Err != nil || r.Status < 200 || r.Status > 299
-	if r.Header != nil && (failed || cl.c.observer != nil) {
+	notOK := r.Err == nil && (r.Status < 200 || r.Status > 299) // its error is an *APIError
+	if r.Header != nil && (notOK || cl.c.observer != nil) {
 		cl.id = cl.c.red.String(transport.RequestID(r.Header)) // a server may echo the key here
 	}
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	if failed {
+	if notOK {
 		cl.after = retry.FromHeader(r.Header, time.Now())
 	}
 	cl.resp = http.Response{StatusCode: int(r.Status), Header: r.Header, Body: http.NoBody, Request: req}
