@@ -80,11 +80,10 @@ func checkKey(key string) error {
 // two transports that send them (see Client.sends), from c.cfg.
 func (c *Client) newSends() {
 	cfg := &c.cfg
-	c.userAgent = []string{userAgent(cfg.userAgent)}
 	_, auth := c.cred()
-	c.headers = newHeaders(auth, c.userAgent)
+	headers := newHeaders(auth, []string{userAgent(cfg.userAgent)})
 	timeout, source := cfg.attemptTimeout()
-	t := transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: c.red, Header: c.headers}
+	t := transport.Transport{User: cfg.httpClient, Timeout: timeout, Source: source, Logger: cfg.logger, Redactor: c.red, Header: headers}
 	c.sends[0] = transport.New(t)
 	t.Timed = true // for an observer
 	c.sends[1] = transport.New(t)

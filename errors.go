@@ -13,8 +13,6 @@ import (
 
 	"github.com/petstore/petstore-go/internal/errbody"
 	"github.com/petstore/petstore-go/internal/redact"
-	"github.com/petstore/petstore-go/internal/retry"
-	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // Sentinel errors. Test for them with [errors.Is].
@@ -35,13 +33,19 @@ var (
 	// ErrMissingAPIKey is returned by [NewClient] when it was given no API
 	// key and PETSTORE_API_KEY is unset or empty.
 	ErrMissingAPIKey = errors.New("petstore: no API key: pass one to NewClient or set PETSTORE_API_KEY")
-	// ErrOutcomeUnknown is wrapped by the error of a CreatePet whose
+	// ErrOutcomeUnknown is matched by the error of a CreatePet whose
 	// request may have reached the server but got no usable answer (a
 	// timeout or cancellation, a reset or a closed connection after the
 	// body went out) and was not sent again: the animal may or may not
-	// exist. It is never an [*APIError], and the error keeps its cause, so
-	// a timeout still matches context.DeadlineExceeded. Check with
-	// [Client.ListPets] before creating the animal again.
+	// exist. It is matched too when the server answered 2xx but the body
+	// is not a Pet (empty, as many APIs answer a create; a proxy's HTML;
+	// an id as a string): the animal exists and its id is unknown, as the
+	// error's text says, with the status ("the server answered 201
+	// (created) but the answer could not be read"). It is never an
+	// [*APIError], and the error keeps its cause, so a timeout still
+	// matches context.DeadlineExceeded and a body's decode error is
+	// what it unwraps to. Check with [Client.ListPets] before creating the
+	// animal again.
 	ErrOutcomeUnknown = errors.New("petstore: outcome unknown: the animal may have been created")
 	// ErrRateLimited matches an [*APIError] with Status 429: the server
 	// asks for fewer requests (RetryAfter says when, if it said).
@@ -165,7 +169,7 @@ func Retryable(err error) bool {
 	case errors.As(err, &te):
 		return te.later
 	case errors.As(err, &ae) && ae != nil:
-		return retry.Later(ae.Method == http.MethodGet, ae.Status, nil, true, false)
+		return retriedStatus(ae.Method, ae.Status)
 	}
 	return false
 }
@@ -219,10 +223,21 @@ func (e *ConfigError) Error() string {
 // maxErrorSample is how much of an error body APIError.Body keeps.
 const maxErrorSample = 8 << 10
 
-// newAPIError builds the APIError for a non-2xx response whose body (up to
-// transport.MaxErrorBody) is body, cut short by cut if that is not nil, and
-// whose Retry-After, parsed when the attempt ended, is after. Should the server echo the API key, in the body or in a header, in any form
-// red finds (escaped, in another case, cut off at the end of the Body
+// answer is a response that is not 2xx, as an *APIError is made of it:
+// what the call read of it, once.
+type answer struct {
+	status      int
+	requestID   string        // X-Request-Id (or Request-Id), redacted already
+	contentType string        // the Content-Type header
+	retryAfter  time.Duration // the wait Retry-After asked for; 0: none
+	body        []byte        // what was read of the body
+	limit       int           // the most of a body that is read: one that long may go on
+	cut         bool          // the connection cut the body short
+}
+
+// newAPIError builds the APIError of a call to method path answered with a.
+// Should the server echo the API key, in the body or in a header, in any
+// form red finds (escaped, in another case, cut off at the end of the Body
 // sample), the APIError shows "[REDACTED]" instead.
 //
 // Code and Message come from the body as [errbody.Body.Fields] says. A body
@@ -230,29 +245,27 @@ const maxErrorSample = 8 << 10
 // cut short after N bytes"), an empty one too; one that is not JSON is
 // described by its media type and size ("non-JSON body (text/html, N
 // bytes)").
-func newAPIError(method, path string, resp *http.Response, body []byte, cut error, after retry.RetryAfter, red *redact.Redactor) *APIError {
-	e := &APIError{Status: resp.StatusCode, Method: method, Path: path, RequestID: transport.RequestID(resp.Header)}
-	if after.OK {
-		e.RetryAfter = after.Wait
-	}
+func newAPIError(method, path string, a answer, red *redact.Redactor) *APIError {
+	e := &APIError{Status: a.status, Method: method, Path: path, RequestID: a.requestID, RetryAfter: a.retryAfter}
+	body, cut := a.body, a.cut
 	// A body that fills what the transport reads of it may go on: the
 	// transport dropped the rest.
-	more := cut == nil && len(body) >= transport.MaxErrorBody
+	more := !cut && len(body) >= a.limit
 	switch shape, err := errbody.Decode(body, more); {
-	case err != nil && cut != nil:
+	case err != nil && cut:
 		e.Message = "response body cut short after " + strconv.Itoa(len(body)) + " bytes"
 	case len(bytes.TrimSpace(body)) == 0:
 		e.Message = "empty response body"
 	case err != nil:
-		e.Message = errbody.Describe(resp.Header.Get("Content-Type"), len(body))
+		e.Message = errbody.Describe(a.contentType, len(body))
 	default:
-		e.Code, e.Message = shape.Fields(len(body), transport.MaxErrorBody)
+		e.Code, e.Message = shape.Fields(len(body), a.limit)
 	}
 	if len(body) > 0 {
 		e.Body = bytes.Clone(body[:min(len(body), maxErrorSample)])
 	}
-	e.Code, e.Message, e.RequestID = red.String(e.Code), red.String(e.Message), red.String(e.RequestID)
-	e.Body = red.Bytes(e.Body, cut != nil || len(body) > maxErrorSample) // a cut body may end inside an echoed key
+	e.Code, e.Message = red.String(e.Code), red.String(e.Message)
+	e.Body = red.Bytes(e.Body, cut || len(body) > maxErrorSample) // a cut body may end inside an echoed key
 	return e
 }
 
@@ -311,6 +324,34 @@ func (e *outcomeError) Error() string {
 func (e *outcomeError) Is(target error) bool { return target == ErrOutcomeUnknown }
 
 func (e *outcomeError) Unwrap() error { return e.transportError }
+
+// unreadError is the error of a CreatePet answered with a 2xx whose body
+// is not a Pet (empty, a proxy's HTML, an id as a string): the animal
+// exists, but its id is unknown. It matches ErrOutcomeUnknown, so that the
+// caller lists before creating again, and unwraps to the decode error.
+type unreadError struct {
+	method, path string
+	status       int
+	empty        bool // the body was empty, or only white space
+	err          error
+}
+
+func (e *unreadError) Error() string {
+	status := strconv.Itoa(e.status)
+	if t := http.StatusText(e.status); t != "" {
+		status += " (" + strings.ToLower(t) + ")"
+	}
+	what := "unexpected response body: " + e.err.Error()
+	if e.empty {
+		what = "empty response body"
+	}
+	return "petstore: " + e.method + " " + e.path + ": the server answered " + status +
+		" but the answer could not be read, so the animal exists and its id is unknown: " + what
+}
+
+func (e *unreadError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+func (e *unreadError) Unwrap() error { return e.err }
 
 // retryWaitError is a call whose context ended while it waited to retry
 // (or as it was about to): it matches the context's error, and carries the

@@ -241,7 +241,7 @@ func TestObserverAttempts(t *testing.T) {
 }
 
 // TestObserverErrMatches: an Attempt's Err wraps its cause, as the call's
-// error does.
+// error does; the last attempt's is the call's error itself, built once.
 func TestObserverErrMatches(t *testing.T) {
 	t.Parallel()
 	var got attempts
@@ -249,6 +249,9 @@ func TestObserverErrMatches(t *testing.T) {
 	err := list(context.Background(), c)
 	if len(got) != 1 || !errors.Is(got[0].Err, io.ErrUnexpectedEOF) || !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("attempts %+v, call error %v; want one attempt whose Err, like the call's, matches io.ErrUnexpectedEOF", got, err)
+	}
+	if got[0].Err != err {
+		t.Errorf("the attempt's Err (%p) is not the call's error (%p): it was built twice", got[0].Err, err)
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // Option configures a Client. Make one with a With function of this package
@@ -384,15 +382,54 @@ func (c *Client) observe(cl *call) {
 		Duration:  r.Duration,
 		Retry:     cl.decision.Retry,
 		Wait:      cl.decision.Wait,
-	}
-	if r.Header != nil {
-		a.RequestID = c.red.String(transport.RequestID(r.Header)) // a server may echo the key here
+		RequestID: cl.id,
 	}
 	switch {
 	case r.Err != nil:
-		a.Err = c.callError(cl)
+		a.Err = c.lastError(cl)
 	case r.Cut != nil: // only a body that is not 2xx is kept when cut short
 		a.Err = &transportError{method: o.method, path: a.Path, err: &cutError{n: len(r.Body), err: redactError(r.Cut, c.red)}}
 	}
 	c.observer(cl.req.Context(), a)
+}
+
+// warnDeprecated logs, once per Client, that the deprecated GetPet is used.
+func (c *Client) warnDeprecated(ctx context.Context) {
+	if c.logger == nil {
+		return
+	}
+	c.warned.getPet.Do(func() {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "petstore: GetPet is deprecated and will be removed on 5 December 2030; use ListPets with a Status filter",
+			slog.String("operation", "GetPet"))
+	})
+}
+
+// warnDeprecationHeaders logs, once per Client and operation, that the
+// response to cl carried a Deprecation or Sunset header (RFC 9745, RFC
+// 8594): a Warn record with the dates they give, never another header.
+func (c *Client) warnDeprecationHeaders(cl *call, h http.Header) {
+	if h.Get("Deprecation") == "" && h.Get("Sunset") == "" {
+		return
+	}
+	c.warned.header[cl.op].Do(func() {
+		attrs := []slog.Attr{slog.String("method", operations[cl.op].method), slog.String("path", c.path(cl))}
+		if t, ok := parseDeprecation(h.Get("Deprecation")); ok {
+			attrs = append(attrs, slog.Time("deprecated_since", t))
+		}
+		if t, err := http.ParseTime(h.Get("Sunset")); err == nil {
+			attrs = append(attrs, slog.Time("sunset", t))
+		}
+		c.logger.LogAttrs(cl.req.Context(), slog.LevelWarn, "petstore: the server says this endpoint is deprecated", attrs...)
+	})
+}
+
+// parseDeprecation reads a Deprecation header: "@<unix seconds>" (RFC 9745)
+// or an HTTP date (earlier drafts).
+func parseDeprecation(v string) (time.Time, bool) {
+	if s, ok := strings.CutPrefix(v, "@"); ok {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return time.Unix(n, 0).UTC(), err == nil
+	}
+	t, err := http.ParseTime(v)
+	return t, err == nil
 }

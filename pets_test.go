@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
 )
 
 func TestListPetsRequest(t *testing.T) {
@@ -157,7 +159,7 @@ func TestCreatePetResponses(t *testing.T) {
 		{"empty object", 201, `{}`, nil, "pet has no id"},
 		{"null", 201, `null`, nil, "null"},
 		{"array", 201, `[]`, nil, "unexpected response body"},
-		{"empty body", 201, ``, nil, "unexpected response body"},
+		{"empty body", 201, ``, nil, "empty response body"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,6 +184,78 @@ func TestCreatePetResponses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCreatePetAnswerNotAPet: a 2xx to CreatePet whose body is not a Pet
+// (empty, as many APIs answer a create; a proxy's HTML; an id as a string)
+// created the animal, whose id the caller cannot know: the error matches
+// ErrOutcomeUnknown, is no *APIError, says the status the server answered
+// and what was wrong with the body, and unwraps to the decode error. A bad
+// 2xx body to ListPets or GetPet keeps its plain error.
+func TestCreatePetAnswerNotAPet(t *testing.T) {
+	t.Parallel()
+	const answered = "petstore: POST /v1/pets: the server answered %s but the answer could not be read, so the animal exists and its id is unknown: %s"
+	tests := []struct {
+		name        string
+		status      int
+		contentType string
+		body        string
+		want        string // the error's text
+	}{
+		{"empty 201", 201, "", "", fmt.Sprintf(answered, "201 (created)", "empty response body")},
+		{"empty 201 with a JSON type", 201, "application/json", "", fmt.Sprintf(answered, "201 (created)", "empty response body")},
+		{"204", 204, "", "", fmt.Sprintf(answered, "204 (no content)", "empty response body")},
+		{"a proxy's HTML", 200, "text/html", "<html><body>Request accepted</body></html>",
+			fmt.Sprintf(answered, "200 (ok)", "unexpected response body: want a pet object at offset 0")},
+		{"an id as a string", 201, "application/json", `{"id":"9","name":"Rex","categoryId":3}`,
+			fmt.Sprintf(answered, "201 (created)", `unexpected response body: invalid character '"' at offset 6`)},
+		{"no id", 201, "application/json", `{"name":"Rex","categoryId":3}`,
+			fmt.Sprintf(answered, "201 (created)", "unexpected response body: pet has no id")},
+		{"null", 201, "application/json", `null`, fmt.Sprintf(answered, "201 (created)", "unexpected response body: null instead of a pet")},
+		{"cut JSON", 202, "application/json", `{"id":9,`,
+			fmt.Sprintf(answered, "202 (accepted)", "unexpected response body: unexpected end of JSON input at offset 8")},
+		{"a status with no text", 299, "application/json", `[]`, fmt.Sprintf(answered, "299", "unexpected response body: want a pet object at offset 0")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := newTestClient(t)
+			mt.RegisterResponder("POST", testPets, func(*http.Request) (*http.Response, error) {
+				resp := httpmock.NewStringResponse(tc.status, tc.body)
+				if tc.contentType != "" {
+					resp.Header.Set("Content-Type", tc.contentType)
+				}
+				return resp, nil
+			})
+			pet, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 3})
+			if pet != nil || !errors.Is(err, ErrOutcomeUnknown) || errors.As(err, new(*APIError)) {
+				t.Fatalf("CreatePet = %v, %v; want no pet and an error that matches ErrOutcomeUnknown, not an *APIError", pet, err)
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("error text (-want +got):\n%s", diff)
+			}
+			cause := errors.Unwrap(err)
+			if _, decodeErr := decodePet([]byte(tc.body)); cause == nil || cause.Error() != decodeErr.Error() {
+				t.Errorf("the error unwraps to %v; want the decode error, %v", cause, decodeErr)
+			}
+			if n := mt.GetTotalCallCount(); n != 1 {
+				t.Errorf("requests = %d; want 1: the animal exists", n)
+			}
+		})
+	}
+	t.Run("ListPets and GetPet", func(t *testing.T) {
+		t.Parallel()
+		c, mt := newTestClient(t)
+		mt.RegisterResponder("GET", testPets, jsonResponder(200, ``))
+		mt.RegisterResponder("GET", testPets+"/7", jsonResponder(200, `{"id":"7"}`))
+		_, errList := c.ListPets(context.Background(), ListPetsParams{})
+		_, errGet := c.GetPet(context.Background(), 7)
+		for _, err := range []error{errList, errGet} {
+			if err == nil || errors.Is(err, ErrOutcomeUnknown) || !strings.Contains(err.Error(), ": unexpected response body: ") {
+				t.Errorf("err = %v; want the plain unexpected response body error", err)
+			}
+		}
+	})
 }
 
 func TestGetPet(t *testing.T) {

@@ -22,7 +22,8 @@
 // A CreatePet whose request may have reached the server and got no usable
 // answer (a reset, a closed connection or a timeout after the body went
 // out) fails with an error that matches [ErrOutcomeUnknown]: the animal may
-// or may not exist.
+// or may not exist. So does one answered 2xx with a body that is not a Pet:
+// the animal exists, and its id is unknown.
 //
 // One error matches both: when the context ends while the SDK waits to
 // retry, the error matches context.Canceled (or context.DeadlineExceeded)
@@ -51,6 +52,7 @@
 package petstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -85,16 +87,14 @@ const (
 // and safe for concurrent use by multiple goroutines; reuse one Client, so
 // that connections are reused too.
 type Client struct {
-	cred      credential // a func: printing a Client never shows the key
-	pets      url.URL    // <base>/pets: every request's URL starts as a copy
-	plainPath bool       // pets.Path needs no escaping: it is the escaped path
-	userAgent []string
-	headers   func(body bool) http.Header // see newHeaders
-	transport *transport.Transport        // runs each attempt: sends[0], or sends[1] for an observer
-	sends     [2]*transport.Transport     // untimed and timed, alike else; shared with the Clients of With
-	cfg       config                      // the options, resolved: baseURL "" (see pets), insecureHTTP with the environment's
-	policies  [numOps]retry.Policy        // the retry policy of each operation
-	logger    *slog.Logger                // nil: silent
+	cred      credential              // a func: printing a Client never shows the key
+	pets      url.URL                 // <base>/pets: every request's URL starts as a copy
+	plainPath bool                    // pets.Path needs no escaping: it is the escaped path
+	transport *transport.Transport    // runs each attempt: sends[0], or sends[1] for an observer
+	sends     [2]*transport.Transport // untimed and timed, alike else; shared with the Clients of With
+	cfg       config                  // the options, resolved: baseURL "" (see pets), insecureHTTP with the environment's
+	policies  [numOps]retry.Policy    // the retry policy of each operation
+	logger    *slog.Logger            // nil: silent
 	observer  func(context.Context, Attempt)
 	warned    *warnings
 	red       *redact.Redactor // finds the key in what a server sends; never prints it
@@ -204,13 +204,16 @@ var operations = [numOps]operation{
 // go-retryablehttp's, in a retryablehttp.Client made for the call, whose
 // hooks are the call's methods (checkRetry, backoff) and whose http.Client
 // sends through the call itself (RoundTrip runs one attempt). So the
-// call's state is a value the hooks read, and what each attempt got comes
-// back as a transport.Result, not through the response go-retryablehttp
-// hands around. The wait between attempts is go-retryablehttp's: backoff
-// returns the wait the policy decided in checkRetry, after the observer
-// has heard of the attempt, and go-retryablehttp waits on the call's
-// context (its request's), as it documents. All of it is one allocation
-// of 792 bytes, in the 896-byte size class (TestCallSize).
+// call's state is a value the hooks read: what each attempt got is a
+// transport.Result, read once when the attempt ends. What go-retryablehttp
+// and http.Client are handed is the call's own response, with the
+// attempt's real status and header. The wait between attempts is
+// go-retryablehttp's: backoff returns the wait the policy decided in
+// checkRetry, after the observer has heard of the attempt, and
+// go-retryablehttp waits on the call's context (its request's), as it
+// documents. All of it is one allocation of 968 bytes, in the 1024-byte
+// size class (TestCallSize): the response took it past the 896-byte class,
+// 128 bytes a call.
 type call struct {
 	c        *Client
 	body     []byte // the JSON body; nil: none
@@ -221,7 +224,11 @@ type call struct {
 	rr       retryablehttp.Request
 	rc       retryablehttp.Client
 	hc       http.Client      // rc's; its Transport is the call
+	resp     http.Response    // the last attempt's response, as RoundTrip returns it
 	last     transport.Result // what the last attempt got
+	after    retry.RetryAfter // last's Retry-After, when its status is not 2xx
+	id       string           // last's request id, redacted; read only when needed (see RoundTrip)
+	err      error            // last's error, once built (see lastError)
 	decision retry.Decision   // the policy's, after the last attempt
 }
 
@@ -276,28 +283,36 @@ func (c *Client) newCall(ctx context.Context, o op, id int64, query string, body
 
 // RoundTrip runs one attempt of the call, with req, the call's request as
 // go-retryablehttp and http.Client hand it down, and keeps what it got in
-// cl.last. It tells them only whether a response came: with answered, or
-// with the attempt's error.
+// cl.last, with what is read of it once: its request id (when an observer
+// or an *APIError shows it) and the Retry-After of a status not 2xx. It
+// returns the attempt's error, or cl.resp: the attempt's status code and
+// header (which nothing writes to), without the body (in cl.last). Their
+// defaults, which the call replaces, would read the real status; the
+// call's http.Client hands a redirect back as it is (NoRedirects).
 func (cl *call) RoundTrip(req *http.Request) (*http.Response, error) {
 	cl.attempts++
-	cl.last = cl.c.transport.Send(req, cl.body, int(cl.attempts))
-	if cl.last.Err != nil {
-		return nil, cl.last.Err
+	r := &cl.last
+	*r = cl.c.transport.Send(req, cl.body, int(cl.attempts))
+	cl.after, cl.id, cl.err = retry.RetryAfter{}, "", nil
+	notOK := r.Err == nil && (r.Status < 200 || r.Status > 299) // its error is an *APIError
+	if r.Header != nil && (notOK || cl.c.observer != nil) {
+		cl.id = cl.c.red.String(transport.RequestID(r.Header)) // a server may echo the key here
 	}
-	return answered, nil
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	if notOK {
+		cl.after = retry.FromHeader(r.Header, time.Now())
+	}
+	cl.resp = http.Response{StatusCode: int(r.Status), Header: r.Header, Body: http.NoBody, Request: req}
+	return &cl.resp, nil
 }
-
-// answered is what a call's RoundTrip returns for every response (which
-// is in cl.last). http.Client and go-retryablehttp write nothing to it (its
-// Body is set, the call's http.Client has no Timeout nor Jar), so one
-// serves every call. Its status, 0, is none.
-var answered = &http.Response{Body: http.NoBody}
 
 // checkRetry is the call's retryablehttp.CheckRetry: the policy decides on
 // the last attempt, and the observer, if any, hears of it and of the
 // decision, before any wait.
 func (cl *call) checkRetry(ctx context.Context, _ *http.Response, _ error) (bool, error) {
-	cl.decision = cl.c.policies[cl.op].Decide(ctx, int(cl.attempts), &cl.last)
+	cl.decision = cl.c.policies[cl.op].Decide(ctx, int(cl.attempts), &cl.last, cl.after)
 	if cl.c.observer != nil {
 		cl.c.observe(cl)
 	}
@@ -328,26 +343,39 @@ func (c *Client) do(ctx context.Context, o op, id int64, query string, body []by
 	case (cl.decision.Retry || cl.decision.Interrupted) && ctx.Err() != nil:
 		// The context ended before the retry: say so, and keep the
 		// outcome that was to be retried.
-		return &retryWaitError{method: method, path: c.path(cl), ctx: ctx.Err(), last: c.callError(cl)}
+		return &retryWaitError{method: method, path: c.path(cl), ctx: ctx.Err(), last: c.lastError(cl)}
 	case cl.attempts == 0: // go-retryablehttp made none: not expected
 		return &transportError{method: method, path: c.path(cl), err: err}
 	case r.Err != nil:
-		return c.callError(cl)
+		return c.lastError(cl)
 	}
 	if c.logger != nil {
 		c.warnDeprecationHeaders(cl, r.Header)
 	}
 	if r.Status < 200 || r.Status > 299 {
-		return c.callError(cl)
+		return c.lastError(cl)
 	}
 	if err := decode(r.Body); err != nil {
+		if method == http.MethodPost { // created, but which animal?
+			return &unreadError{method: method, path: c.path(cl), status: int(r.Status), empty: len(bytes.TrimSpace(r.Body)) == 0, err: err}
+		}
 		return fmt.Errorf("petstore: %s %s: unexpected response body: %w", method, c.path(cl), err)
 	}
 	return nil
 }
 
-// callError is the error of call cl whose last attempt got no usable
-// response, or one that is not 2xx.
+// lastError returns the error of call cl whose last attempt got no usable
+// response, or one that is not 2xx: built the first time it is asked for
+// (by the observer, then by do, say), then kept.
+func (c *Client) lastError(cl *call) error {
+	if cl.err == nil {
+		cl.err = c.callError(cl)
+	}
+	return cl.err
+}
+
+// callError builds the error of call cl whose last attempt got no usable
+// response, or one that is not 2xx (see lastError).
 func (c *Client) callError(cl *call) error {
 	method, r := operations[cl.op].method, &cl.last
 	if r.Err != nil {
@@ -363,35 +391,20 @@ func (c *Client) callError(cl *call) error {
 		}
 		return err
 	}
-	resp := &http.Response{StatusCode: int(r.Status), Header: r.Header}
-	var after retry.RetryAfter
-	after.Wait, after.OK = retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	e := newAPIError(method, c.path(cl), resp, r.Body, r.Cut, after, c.red)
+	a := answer{status: int(r.Status), requestID: cl.id, contentType: r.Header.Get("Content-Type"),
+		body: r.Body, limit: transport.MaxErrorBody, cut: r.Cut != nil}
+	if cl.after.OK {
+		a.retryAfter = cl.after.Wait
+	}
+	e := newAPIError(method, c.path(cl), a, c.red)
 	if !operations[cl.op].byID && e.Status == http.StatusNotFound {
 		e.Message = collectionNotFound(e.Message, e.Path)
 	}
 	return e
 }
 
-// warnDeprecated logs, once per Client, that the deprecated GetPet is used.
-func (c *Client) warnDeprecated(ctx context.Context) {
-	if c.logger == nil {
-		return
-	}
-	c.warned.getPet.Do(func() {
-		c.logger.LogAttrs(ctx, slog.LevelWarn, "petstore: GetPet is deprecated and will be removed on 5 December 2030; use ListPets with a Status filter",
-			slog.String("operation", "GetPet"))
-	})
-}
-
-// warnDeprecationHeaders logs, once per Client and operation, that the
-// response to cl carried a Deprecation or Sunset header (RFC 9745, RFC
-// 8594).
-func (c *Client) warnDeprecationHeaders(cl *call, h http.Header) {
-	if h.Get("Deprecation") == "" && h.Get("Sunset") == "" {
-		return
-	}
-	c.warned.header[cl.op].Do(func() {
-		transport.LogDeprecation(cl.req.Context(), c.logger, operations[cl.op].method, c.path(cl), h)
-	})
+// retriedStatus reports whether the retry policy retries an answer of
+// status to a request of method: [Retryable]'s answer for an [*APIError].
+func retriedStatus(method string, status int) bool {
+	return retry.RetryableStatus(method == http.MethodGet, status)
 }

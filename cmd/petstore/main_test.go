@@ -3,8 +3,10 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -153,6 +155,36 @@ var goName = regexp.MustCompile(`\bWith[A-Z]\w*|NewClient|ListPetsParams|NewPet\
 // fault503 is one 503 for op.
 func fault503(op string) *petstoretest.Fault {
 	return &petstoretest.Fault{Operation: op, Status: 503, Count: 1}
+}
+
+// TestCreateAnsweredWithoutPet: a server that answers a create with 201
+// and an empty body (as many APIs do) created the animal, whose id is
+// unknown: the program exits 6 and its one line says to list before
+// creating again, so that a script does not create it twice.
+func TestCreateAnsweredWithoutPet(t *testing.T) {
+	t.Parallel()
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/pets" {
+			http.Error(w, "not here", http.StatusTeapot)
+			return
+		}
+		posts.Add(1)
+		w.WriteHeader(http.StatusCreated)
+	}))
+	t.Cleanup(srv.Close)
+	got := runCLI(t, []string{"PETSTORE_API_KEY=test-key", "PETSTORE_BASE_URL=" + srv.URL + "/v1"}, "create", "-name", "Bella", "-category", "4")
+	if got.code != exitUnknown {
+		t.Errorf("exit status %d; want %d\nstderr: %s", got.code, exitUnknown, got.stderr)
+	}
+	checkStdout(t, got.stdout, nil)
+	want := "petstore: POST /v1/pets: the server answered 201 (created) but the answer could not be read, so the animal exists and its id is unknown: empty response body: run petstore list before creating it again\n"
+	if diff := cmp.Diff(want, got.stderr); diff != "" {
+		t.Errorf("stderr (-want +got):\n%s", diff)
+	}
+	if n := posts.Load(); n != 1 {
+		t.Errorf("the server received %d creates; want 1", n)
+	}
 }
 
 // checkStdout checks that stdout is one line of JSON that decodes to want,

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// FuzzRetryAfter: ParseRetryAfter never panics and never returns a negative
+// FuzzRetryAfter: parseRetryAfter never panics and never returns a negative
 // wait; digits (after trimming spaces) are that many seconds, capped at
 // maxRetryAfterSeconds; anything else is accepted exactly when
 // http.ParseTime accepts it, as the time from now to that date (0 when it
@@ -28,12 +28,12 @@ func FuzzRetryAfter(f *testing.F) {
 	}
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, v string) {
-		d, ok := ParseRetryAfter(v, now)
+		d, ok := parseRetryAfter(v, now)
 		if d < 0 {
-			t.Fatalf("ParseRetryAfter(%q) = %v: negative", v, d)
+			t.Fatalf("parseRetryAfter(%q) = %v: negative", v, d)
 		}
 		if !ok && d != 0 {
-			t.Errorf("ParseRetryAfter(%q) = %v, false: a wait without a value", v, d)
+			t.Errorf("parseRetryAfter(%q) = %v, false: a wait without a value", v, d)
 		}
 		s := strings.TrimSpace(v)
 		if s != "" && strings.Trim(s, "0123456789") == "" {
@@ -42,20 +42,20 @@ func FuzzRetryAfter(f *testing.F) {
 				n = maxRetryAfterSeconds
 			}
 			if want := time.Duration(n) * time.Second; !ok || d != want {
-				t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, true", v, d, ok, want)
+				t.Errorf("parseRetryAfter(%q) = %v, %v; want %v, true", v, d, ok, want)
 			}
 			return
 		}
 		date, err := http.ParseTime(s)
 		if err != nil {
 			if ok {
-				t.Errorf("ParseRetryAfter(%q) = %v, true; http.ParseTime refuses it: %v", v, d, err)
+				t.Errorf("parseRetryAfter(%q) = %v, true; http.ParseTime refuses it: %v", v, d, err)
 			}
 			return
 		}
 		want := max(date.Sub(now), 0)
 		if !ok || d != want {
-			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, true (http.ParseTime: %v)", v, d, ok, want, date)
+			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v, true (http.ParseTime: %v)", v, d, ok, want, date)
 		}
 	})
 }

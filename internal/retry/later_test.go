@@ -32,7 +32,6 @@ func TestLater(t *testing.T) {
 		{"every send refused", 0, reset, false, true, true, true},
 		{"untrusted certificate, nothing sent", 0, x509.UnknownAuthorityError{}, false, false, false, false},
 		{"body too large", 200, fmt.Errorf("reading: %w", transport.ErrBodyTooLarge), true, false, false, false},
-		{"not retryable", 0, fmt.Errorf("x: %w", ErrNotRetryable), false, false, false, false},
 	}
 	for _, tc := range tests {
 		for _, idempotent := range []bool{true, false} {

@@ -21,16 +21,12 @@ import (
 	"github.com/petstore/petstore-go/internal/transport"
 )
 
-// ErrNotRetryable marks an error that no retry can cure (for example a body
-// over the size limit). Policy never retries an error that wraps it.
-var ErrNotRetryable = errors.New("not retryable")
-
 // Policy is the retry policy of one kind of request: Decide says, after
 // each attempt, whether to make another and how long to wait first.
 type Policy struct {
-	Idempotent       bool          // GET: see Retryable
+	Idempotent       bool          // GET: see retryableOutcome
 	MaxRetries       int           // retries after the first attempt
-	MinWait, MaxWait time.Duration // see Backoff; a Retry-After over MaxWait is not waited for
+	MinWait, MaxWait time.Duration // see backoff; a Retry-After over MaxWait is not waited for
 }
 
 // Decision is what a Policy makes of an attempt's outcome.
@@ -49,18 +45,30 @@ type RetryAfter struct {
 	OK   bool // the header holds a valid value
 }
 
+// FromHeader returns the wait that the Retry-After of a response with
+// header h asks for, counted from now (see parseRetryAfter). The caller
+// reads it once per response, for Decide and for its error.
+func FromHeader(h http.Header, now time.Time) RetryAfter {
+	var after RetryAfter
+	if v := h["Retry-After"]; len(v) > 0 { // h.Get, without the work of putting a canonical key in canonical form
+		after.Wait, after.OK = parseRetryAfter(v[0], now)
+	}
+	return after
+}
+
 // Decide returns what to do after attempt number n (1 for the first) of a
-// call whose context is ctx ended with r.
+// call whose context is ctx ended with r, whose Retry-After (see
+// FromHeader) asked for after; it counts only on 429 and 503.
 //
 // Nothing is retried once ctx is done; but a response that needs no retry
 // is the answer even then (a 201 that arrives as ctx ends is a success). A
 // wait that would end after ctx's deadline is not started: the last
 // attempt's outcome is the answer at once.
-func (p Policy) Decide(ctx context.Context, n int, r *transport.Result) Decision {
+func (p Policy) Decide(ctx context.Context, n int, r *transport.Result, after RetryAfter) Decision {
 	var d Decision
 	var asked RetryAfter // Retry-After counts for the retries only on 429 and 503
 	if r.Err == nil && (r.Status == http.StatusTooManyRequests || r.Status == http.StatusServiceUnavailable) {
-		asked.Wait, asked.OK = ParseRetryAfter(retryAfter(r.Header), time.Now())
+		asked = after
 	}
 	if !p.retryable(r, asked) || n > p.MaxRetries {
 		return d
@@ -69,7 +77,7 @@ func (p Policy) Decide(ctx context.Context, n int, r *transport.Result) Decision
 		d.Interrupted = r.Err == nil || !errors.Is(r.Err, ctxErr)
 		return d
 	}
-	wait := Backoff(p.MinWait, p.MaxWait, n-1, asked)
+	wait := backoff(p.MinWait, p.MaxWait, n-1, asked)
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 		return d
 	}
@@ -77,24 +85,17 @@ func (p Policy) Decide(ctx context.Context, n int, r *transport.Result) Decision
 	return d
 }
 
-// retryAfter returns h's Retry-After, as h.Get would.
-func retryAfter(h http.Header) string {
-	if v := h["Retry-After"]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
-}
-
-// retryable reports whether r is worth another attempt (see Retryable).
+// retryable reports whether r is worth another attempt (see
+// retryableOutcome).
 func (p Policy) retryable(r *transport.Result, asked RetryAfter) bool {
-	if r.Err != nil && !p.Idempotent && r.Refused && !IsTimeout(r.Err) {
+	if r.Err != nil && !p.Idempotent && r.Refused && !isTimeout(r.Err) {
 		return true // the server dropped every send unread: nothing was created
 	}
-	return Retryable(p.Idempotent, p.MaxWait, int(r.Status), r.Err, asked)
+	return retryableOutcome(p.Idempotent, p.MaxWait, int(r.Status), r.Err, asked)
 }
 
-// Retryable reports whether the outcome of an attempt, a response with
-// status or an error err, is worth another.
+// retryableOutcome reports whether the outcome of an attempt, a response
+// with status or an error err, is worth another.
 //
 // Idempotent requests (GET) are retried on 408, 429, 500, 502, 503 and 504 and
 // on transport errors, timeouts included. Other requests (POST) are retried
@@ -105,19 +106,24 @@ func (p Policy) retryable(r *transport.Result, asked RetryAfter) bool {
 // A 429 or 503 whose Retry-After (asked) asks for more than maxWait is not
 // retried: the caller gets that response, and with it the wait the server
 // asked for.
-func Retryable(idempotent bool, maxWait time.Duration, status int, err error, asked RetryAfter) bool {
+func retryableOutcome(idempotent bool, maxWait time.Duration, status int, err error, asked RetryAfter) bool {
 	switch {
 	case err != nil && idempotent:
 		return retryableTransportError(err)
 	case err != nil:
-		return !errors.Is(err, ErrNotRetryable) && !IsTimeout(err) && transport.IsDialError(err)
+		return !isTimeout(err) && transport.IsDialError(err)
 	case !RetryableStatus(idempotent, status):
 		return false
 	}
 	return !asked.OK || asked.Wait <= maxWait
 }
 
-// RetryableStatus reports whether a response status is worth another attempt.
+// RetryableStatus reports whether a response with status is worth another
+// attempt of a request that is idempotent (a GET) or not (a POST), by the
+// policy: 429 for both; 408, 500, 502, 503 and 504 for a GET. It is
+// exported for the public Retryable, which judges an *APIError by its
+// Method and Status; a Retry-After over the longest wait is not its to
+// judge.
 func RetryableStatus(idempotent bool, status int) bool {
 	switch status {
 	case http.StatusTooManyRequests:
@@ -130,10 +136,9 @@ func RetryableStatus(idempotent bool, status int) bool {
 }
 
 // retryableTransportError reports whether a transport error may go away on
-// its own. Certificate problems, a body over the size limit and errors
-// marked ErrNotRetryable will not.
+// its own. Certificate problems and a body over the size limit will not.
 func retryableTransportError(err error) bool {
-	if errors.Is(err, ErrNotRetryable) || errors.Is(err, transport.ErrBodyTooLarge) {
+	if errors.Is(err, transport.ErrBodyTooLarge) {
 		return false
 	}
 	var (
@@ -150,8 +155,8 @@ func retryableTransportError(err error) bool {
 	return true
 }
 
-// IsTimeout reports whether err is a timeout or the end of a context.
-func IsTimeout(err error) bool {
+// isTimeout reports whether err is a timeout or the end of a context.
+func isTimeout(err error) bool {
 	var timeout interface{ Timeout() bool }
 	if errors.As(err, &timeout) && timeout.Timeout() {
 		return true
@@ -159,13 +164,13 @@ func IsTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
-// Backoff is the wait before the next attempt: the server's Retry-After on
+// backoff is the wait before the next attempt: the server's Retry-After on
 // a 429 or 503 (asked) when it gives one (never more than max), otherwise
 // min doubled for each attempt already made, capped at max, plus jitter: up
 // to half as much again, picked uniformly, still capped at max. So the first
 // wait is between min and 1.5·min, and clients that failed together do not
 // retry together.
-func Backoff(min, max time.Duration, attempt int, asked RetryAfter) time.Duration {
+func backoff(min, max time.Duration, attempt int, asked RetryAfter) time.Duration {
 	if asked.OK {
 		return clamp(asked.Wait, 0, max)
 	}
@@ -202,9 +207,9 @@ func clamp(d, lo, hi time.Duration) time.Duration {
 // time.Duration; it is far above any wait a client would make.
 const maxRetryAfterSeconds = 1 << 32
 
-// ParseRetryAfter parses a Retry-After value: a number of seconds (digits
+// parseRetryAfter parses a Retry-After value: a number of seconds (digits
 // only) or an HTTP date, which counts from now and gives 0 when it is past.
-func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false

@@ -39,9 +39,9 @@ func TestParseRetryAfter(t *testing.T) {
 		{"Sat, 21 Nov 2026 12:00:30", 0, false},
 	}
 	for _, tc := range tests {
-		got, ok := ParseRetryAfter(tc.in, now)
+		got, ok := parseRetryAfter(tc.in, now)
 		if got != tc.want || ok != tc.wantOK {
-			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.wantOK)
+			t.Errorf("parseRetryAfter(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.wantOK)
 		}
 	}
 }
@@ -54,6 +54,12 @@ func response(status int, retryAfter string) *transport.Result {
 		h.Set("Retry-After", retryAfter)
 	}
 	return &transport.Result{Status: int32(status), Header: h}
+}
+
+// decide is p.Decide of attempt n that ended with r, with r's Retry-After
+// read as the call reads it.
+func decide(ctx context.Context, p Policy, n int, r *transport.Result) Decision {
+	return p.Decide(ctx, n, r, FromHeader(r.Header, time.Now()))
 }
 
 // failed is the Result of an attempt that got no response.
@@ -73,8 +79,11 @@ func TestPolicyStatuses(t *testing.T) {
 			if idempotent {
 				want = wantGet
 			}
-			if got := Retryable(idempotent, time.Minute, status, nil, RetryAfter{}); got != want {
-				t.Errorf("Retryable(idempotent=%v) on %d = %v; want %v", idempotent, status, got, want)
+			if got := retryableOutcome(idempotent, time.Minute, status, nil, RetryAfter{}); got != want {
+				t.Errorf("retryableOutcome(idempotent=%v) on %d = %v; want %v", idempotent, status, got, want)
+			}
+			if got := RetryableStatus(idempotent, status); got != want {
+				t.Errorf("RetryableStatus(%v, %d) = %v; want %v", idempotent, status, got, want)
 			}
 		}
 	}
@@ -97,7 +106,7 @@ func TestPolicyRetryAfterOverMax(t *testing.T) {
 	}
 	for _, tc := range tests {
 		p := Policy{Idempotent: true, MaxRetries: 2, MaxWait: 10 * time.Second}
-		if got := p.Decide(context.Background(), 1, response(tc.status, tc.retryAfter)).Retry; got != tc.want {
+		if got := decide(context.Background(), p, 1, response(tc.status, tc.retryAfter)).Retry; got != tc.want {
 			t.Errorf("%d with Retry-After %q: got %v; want %v", tc.status, tc.retryAfter, got, tc.want)
 		}
 	}
@@ -111,7 +120,6 @@ func TestPolicyErrors(t *testing.T) {
 	reset := &url.Error{Op: "Post", URL: "https://x/v1/pets", Err: &net.OpError{Op: "read", Err: errors.New("connection reset by peer")}}
 	eof := &url.Error{Op: "Post", URL: "https://x/v1/pets", Err: io.ErrUnexpectedEOF}
 	deadline := fmt.Errorf("attempt: %w", context.DeadlineExceeded)
-	notRetryable := fmt.Errorf("too big: %w", ErrNotRetryable)
 	cert := &url.Error{Op: "Get", URL: "https://x/v1/pets", Err: x509.UnknownAuthorityError{}}
 	refused := errors.New("stream error: stream ID 1; REFUSED_STREAM; received from peer")
 	tests := []struct {
@@ -125,7 +133,6 @@ func TestPolicyErrors(t *testing.T) {
 		{"reset after sending", failed(reset), true, false},
 		{"truncated body", failed(eof), true, false},
 		{"attempt deadline", failed(deadline), true, false},
-		{"not retryable", failed(notRetryable), false, false},
 		{"bad certificate", failed(cert), false, false},
 		{"body too large", failed(transport.ErrBodyTooLarge), false, false},
 		{"every send refused by the server", &transport.Result{Err: refused, Refused: true}, true, true},
@@ -140,7 +147,7 @@ func TestPolicyErrors(t *testing.T) {
 					want = tc.wantGet
 				}
 				p := Policy{Idempotent: idempotent, MaxRetries: 2, MaxWait: time.Minute}
-				if got := p.Decide(context.Background(), 1, tc.r).Retry; got != want {
+				if got := decide(context.Background(), p, 1, tc.r).Retry; got != want {
 					t.Errorf("Decide(idempotent=%v)(%v).Retry = %v; want %v", idempotent, tc.r.Err, got, want)
 				}
 			}
@@ -173,7 +180,7 @@ func TestDecideWhenContextDone(t *testing.T) {
 	cancel()
 	for _, tc := range tests {
 		p := Policy{Idempotent: true, MaxRetries: 2, MaxWait: time.Minute}
-		d := p.Decide(ctx, 1, tc.r)
+		d := decide(ctx, p, 1, tc.r)
 		if d.Retry || d.Interrupted != tc.wantInterrupted {
 			t.Errorf("%s: Decide = %+v; want no retry, Interrupted %v", tc.name, d, tc.wantInterrupted)
 		}
@@ -185,7 +192,7 @@ func TestDecideCountsAttempts(t *testing.T) {
 	for _, max := range []int{0, 1, 3} {
 		p := Policy{Idempotent: true, MaxRetries: max, MaxWait: time.Minute}
 		retries := 0
-		for n := 1; p.Decide(context.Background(), n, response(503, "")).Retry; n++ {
+		for n := 1; decide(context.Background(), p, n, response(503, "")).Retry; n++ {
 			retries++
 			if retries > max {
 				t.Fatalf("MaxRetries %d: still retrying after %d retries", max, retries)
@@ -213,7 +220,7 @@ func TestDecideWaitsOnlyWithinTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, tc := range tests {
-		if d := tc.p.Decide(ctx, 1, tc.r); d.Retry || d.Interrupted {
+		if d := decide(ctx, tc.p, 1, tc.r); d.Retry || d.Interrupted {
 			t.Errorf("%s: Decide = %+v; want no retry (the last outcome is the answer)", tc.name, d)
 		}
 	}
@@ -230,22 +237,22 @@ func TestBackoff(t *testing.T) {
 		}
 		seen := map[time.Duration]bool{}
 		for i := 0; i < 200; i++ {
-			got := Backoff(min, max, attempt, RetryAfter{})
+			got := backoff(min, max, attempt, RetryAfter{})
 			if got < base || got > hi {
-				t.Fatalf("Backoff(attempt %d) = %v; want in [%v, %v]", attempt, got, base, hi)
+				t.Fatalf("backoff(attempt %d) = %v; want in [%v, %v]", attempt, got, base, hi)
 			}
 			seen[got] = true
 		}
 		if hi > base && len(seen) < 10 {
-			t.Errorf("Backoff(attempt %d): %d distinct waits in 200; want jitter", attempt, len(seen))
+			t.Errorf("backoff(attempt %d): %d distinct waits in 200; want jitter", attempt, len(seen))
 		}
 	}
 	// Large attempt numbers must not overflow.
-	if got := Backoff(min, max, 1000, RetryAfter{}); got != max {
-		t.Errorf("Backoff(attempt 1000) = %v; want %v", got, max)
+	if got := backoff(min, max, 1000, RetryAfter{}); got != max {
+		t.Errorf("backoff(attempt 1000) = %v; want %v", got, max)
 	}
-	if got := Backoff(0, 0, 3, RetryAfter{}); got != 0 {
-		t.Errorf("Backoff(0, 0) = %v; want 0", got)
+	if got := backoff(0, 0, 3, RetryAfter{}); got != 0 {
+		t.Errorf("backoff(0, 0) = %v; want 0", got)
 	}
 }
 
@@ -260,13 +267,13 @@ func TestBackoffUsesRetryAfter(t *testing.T) {
 		{RetryAfter{60 * time.Second, true}, 5 * time.Second}, // capped at max
 	}
 	for _, tc := range tests {
-		if got := Backoff(time.Second, 5*time.Second, 0, tc.asked); got != tc.want {
+		if got := backoff(time.Second, 5*time.Second, 0, tc.asked); got != tc.want {
 			t.Errorf("Backoff with Retry-After %v = %v; want %v", tc.asked.Wait, got, tc.want)
 		}
 	}
 	// Retry-After on another status is ignored: the computed wait is used.
 	p := Policy{Idempotent: true, MaxRetries: 2, MinWait: time.Second, MaxWait: 5 * time.Second}
-	if d := p.Decide(context.Background(), 1, response(500, "3")); !d.Retry || d.Wait < time.Second || d.Wait > 1500*time.Millisecond {
+	if d := decide(context.Background(), p, 1, response(500, "3")); !d.Retry || d.Wait < time.Second || d.Wait > 1500*time.Millisecond {
 		t.Errorf("Decide on a 500 with Retry-After 3 = %+v; want a retry after the computed wait, in [1s, 1.5s]", d)
 	}
 }

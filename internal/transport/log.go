@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -57,29 +55,4 @@ func errorClass(err error) string {
 		return "truncated response"
 	}
 	return "transport"
-}
-
-// LogDeprecation writes the Warn record of a response to method path whose
-// header h says the endpoint is deprecated (Deprecation, RFC 9745) or will
-// go (Sunset, RFC 8594), with the dates it gives: never another header.
-func LogDeprecation(ctx context.Context, l *slog.Logger, method, path string, h http.Header) {
-	attrs := []slog.Attr{slog.String("method", method), slog.String("path", path)}
-	if t, ok := parseDeprecation(h.Get("Deprecation")); ok {
-		attrs = append(attrs, slog.Time("deprecated_since", t))
-	}
-	if t, err := http.ParseTime(h.Get("Sunset")); err == nil {
-		attrs = append(attrs, slog.Time("sunset", t))
-	}
-	l.LogAttrs(ctx, slog.LevelWarn, "petstore: the server says this endpoint is deprecated", attrs...)
-}
-
-// parseDeprecation reads a Deprecation header: "@<unix seconds>" (RFC 9745)
-// or an HTTP date (earlier drafts).
-func parseDeprecation(v string) (time.Time, bool) {
-	if s, ok := strings.CutPrefix(v, "@"); ok {
-		n, err := strconv.ParseInt(s, 10, 64)
-		return time.Unix(n, 0).UTC(), err == nil
-	}
-	t, err := http.ParseTime(v)
-	return t, err == nil
 }
