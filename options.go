@@ -218,7 +218,7 @@ func (cfg *config) attemptTimeout() (time.Duration, string) {
 	case cfg.httpClient != nil && cfg.httpClient.Timeout > 0:
 		return cfg.httpClient.Timeout, "the WithHTTPClient client's Timeout"
 	}
-	return defaultTimeout, "the default of WithTimeout"
+	return defaultTimeout, "the default limit per attempt"
 }
 
 // petsURL returns the URL of the pets collection under the base URL (from

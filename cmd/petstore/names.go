@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/petstore/petstore-go"
-	"github.com/petstore/petstore-go/internal/transport"
 )
 
 // The SDK names its Go API in its errors (ListPetsParams.Limit,
@@ -38,12 +36,12 @@ var optionFlags = map[string]string{
 
 // describe returns err's text as the command says it: a parameter, an
 // option or a variable the SDK refused named as the user typed or set it;
-// a missing key with the variable to set; an attempt that ran out of the
-// SDK's time as such; anything else as the SDK says it.
+// a missing key with the variable to set; anything else as the SDK says it
+// (an attempt that ran out of time names no option: the command sets none,
+// and the SDK calls its default "the default limit per attempt").
 func (e *env) describe(err error) string {
 	var pe *petstore.ParamError
 	var ce *petstore.ConfigError
-	var te *transport.TimeoutError
 	switch {
 	case errors.Is(err, petstore.ErrMissingAPIKey):
 		return "no API key: set PETSTORE_API_KEY"
@@ -55,10 +53,6 @@ func (e *env) describe(err error) string {
 		if name := e.configName(ce); name != "" {
 			return name + ": " + e.configReason(ce)
 		}
-	case errors.As(err, &te):
-		// The command sets no limit per attempt: the SDK's default is the
-		// one that ran out, which the SDK names by its option.
-		return strings.Replace(err.Error(), te.Error(), "attempt timed out after "+te.Limit.String()+" (the SDK's limit per attempt)", 1)
 	}
 	return err.Error()
 }
