@@ -2,8 +2,12 @@ package petstore
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/petstore/petstore-go/internal/transport"
@@ -105,3 +109,84 @@ func newHeaders(auth, userAgent []string) func(body bool) http.Header {
 }
 
 var jsonMediaType = []string{"application/json"}
+
+// userAgent builds the User-Agent header value.
+func userAgent(prefix string) string {
+	ua := "petstore-go/" + Version + " (" + runtime.Version() + "; " + runtime.GOOS + "/" + runtime.GOARCH + ")"
+	if prefix = strings.TrimSpace(prefix); prefix != "" {
+		ua = prefix + " " + ua
+	}
+	return ua
+}
+
+// Where the key may go: a base URL over plain http only to a loopback host,
+// unless the caller says otherwise, and never one that names a user.
+
+// allowInsecureHTTP reports whether an http base URL may name any host:
+// WithInsecureHTTP, or $PETSTORE_INSECURE_HTTP read as strconv.ParseBool
+// reads it, empty meaning false.
+func (cfg *config) allowInsecureHTTP() (bool, error) {
+	v := os.Getenv(envInsecureHTTP)
+	if v == "" {
+		return cfg.insecureHTTP, nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		// The value is not quoted: whatever it holds, it is no boolean,
+		// and it might be a secret set in the wrong variable.
+		return false, &ConfigError{Option: "WithInsecureHTTP", Env: envInsecureHTTP, Reason: "want 1, true, 0 or false (as strconv.ParseBool reads it), or unset"}
+	}
+	return on || cfg.insecureHTTP, nil
+}
+
+// parseBaseURL checks a base URL: absolute https, or http to a loopback host
+// unless insecure allows any host; no user info, query or fragment.
+func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Error quotes the URL, which may hold a password: say less.
+		return nil, fmt.Errorf("invalid URL %q", redactUserinfo(raw))
+	}
+	switch {
+	case u.Scheme != "https" && u.Scheme != "http":
+		return nil, fmt.Errorf("URL %q: scheme must be https or http", redactUserinfo(raw))
+	case u.Opaque != "" || u.Host == "" || u.Hostname() == "",
+		strings.Contains(u.Hostname(), ":") && !strings.HasPrefix(u.Host, "["): // "https://::": a colon, not a host
+		return nil, fmt.Errorf("URL %q has no host", redactUserinfo(raw))
+	case u.User != nil:
+		return nil, fmt.Errorf("URL %q must not contain user info", redactUserinfo(raw))
+	case u.RawQuery != "" || u.ForceQuery || strings.Contains(raw, "?"):
+		return nil, fmt.Errorf("URL %q must not contain a query", redactUserinfo(raw))
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return nil, fmt.Errorf("URL %q must not contain a fragment", redactUserinfo(raw))
+	case u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()):
+		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP (%s=1)", redactUserinfo(raw), envInsecureHTTP)
+	}
+	return u, nil
+}
+
+// redactUserinfo returns raw, a base URL NewClient refuses, as its error may
+// quote it: with nothing before its last "@", and nothing after a "?" or "#"
+// (a query or fragment may hold a key too, as in "?api_key=..."). What comes
+// before an "@" may be user info even where url.Parse finds none: a reader
+// takes "https:/admin:secret@host" (one slash) or "https:admin:secret@host"
+// for a URL with a password, and the scheme itself may be one.
+func redactUserinfo(raw string) string {
+	tail := ""
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw, tail = raw[:i], raw[i:i+1]+"[REDACTED]"
+	}
+	if i := strings.LastIndex(raw, "@"); i >= 0 {
+		raw = "[REDACTED]" + raw[i:]
+	}
+	return raw + tail
+}
+
+// isLoopback reports whether host is localhost, in 127.0.0.0/8, or ::1.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -2,7 +2,6 @@ package petstore
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -201,24 +200,6 @@ func (e *ParamError) Error() string {
 
 // Is reports whether target is ErrInvalidParams.
 func (e *ParamError) Is(target error) bool { return target == ErrInvalidParams }
-
-// ConfigError is the error of an option, environment variable or key that
-// [NewClient] or [Client.With] refuses. Its text names where the value came
-// from; a program that names its own flags maps Option and Env to them
-// rather than rewriting the text.
-type ConfigError struct {
-	Option string // the option, as "WithBaseURL", "WithRetryWait", "WithTimeout", "WithMaxRetries", …; "apiKey" for NewClient's argument
-	Env    string // the environment variable the value came from ("PETSTORE_BASE_URL", …); "" if none
-	Reason string // never empty
-}
-
-func (e *ConfigError) Error() string {
-	name := cmp.Or(e.Env, e.Option)
-	if e.Option == "apiKey" {
-		name = strings.TrimSuffix("API key from "+e.Env, " from ")
-	}
-	return "petstore: " + name + ": " + e.Reason
-}
 
 // maxErrorSample is how much of an error body APIError.Body keeps.
 const maxErrorSample = 8 << 10

@@ -1,16 +1,18 @@
 package petstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/petstore/petstore-go/internal/retry"
 )
 
 // Option configures a Client. Make one with a With function of this package
@@ -260,75 +262,6 @@ func parsePetsURL(rawBase, env string, insecure bool) (*url.URL, error) {
 	return pets, nil
 }
 
-// allowInsecureHTTP reports whether an http base URL may name any host:
-// WithInsecureHTTP, or $PETSTORE_INSECURE_HTTP read as strconv.ParseBool
-// reads it, empty meaning false.
-func (cfg *config) allowInsecureHTTP() (bool, error) {
-	v := os.Getenv(envInsecureHTTP)
-	if v == "" {
-		return cfg.insecureHTTP, nil
-	}
-	on, err := strconv.ParseBool(v)
-	if err != nil {
-		// The value is not quoted: whatever it holds, it is no boolean,
-		// and it might be a secret set in the wrong variable.
-		return false, &ConfigError{Option: "WithInsecureHTTP", Env: envInsecureHTTP, Reason: "want 1, true, 0 or false (as strconv.ParseBool reads it), or unset"}
-	}
-	return on || cfg.insecureHTTP, nil
-}
-
-// parseBaseURL checks a base URL: absolute https, or http to a loopback host
-// unless insecure allows any host; no user info, query or fragment.
-func parseBaseURL(raw string, insecure bool) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// url.Error quotes the URL, which may hold a password: say less.
-		return nil, fmt.Errorf("invalid URL %q", redactUserinfo(raw))
-	}
-	switch {
-	case u.Scheme != "https" && u.Scheme != "http":
-		return nil, fmt.Errorf("URL %q: scheme must be https or http", redactUserinfo(raw))
-	case u.Opaque != "" || u.Host == "" || u.Hostname() == "",
-		strings.Contains(u.Hostname(), ":") && !strings.HasPrefix(u.Host, "["): // "https://::": a colon, not a host
-		return nil, fmt.Errorf("URL %q has no host", redactUserinfo(raw))
-	case u.User != nil:
-		return nil, fmt.Errorf("URL %q must not contain user info", redactUserinfo(raw))
-	case u.RawQuery != "" || u.ForceQuery || strings.Contains(raw, "?"):
-		return nil, fmt.Errorf("URL %q must not contain a query", redactUserinfo(raw))
-	case u.Fragment != "" || strings.Contains(raw, "#"):
-		return nil, fmt.Errorf("URL %q must not contain a fragment", redactUserinfo(raw))
-	case u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()):
-		return nil, fmt.Errorf("URL %q: http to a host that is not loopback would send the API key in clear text; use https, or WithInsecureHTTP (%s=1)", redactUserinfo(raw), envInsecureHTTP)
-	}
-	return u, nil
-}
-
-// redactUserinfo returns raw, a base URL NewClient refuses, as its error may
-// quote it: with nothing before its last "@", and nothing after a "?" or "#"
-// (a query or fragment may hold a key too, as in "?api_key=..."). What comes
-// before an "@" may be user info even where url.Parse finds none: a reader
-// takes "https:/admin:secret@host" (one slash) or "https:admin:secret@host"
-// for a URL with a password, and the scheme itself may be one.
-func redactUserinfo(raw string) string {
-	tail := ""
-	if i := strings.IndexAny(raw, "?#"); i >= 0 {
-		raw, tail = raw[:i], raw[i:i+1]+"[REDACTED]"
-	}
-	if i := strings.LastIndex(raw, "@"); i >= 0 {
-		raw = "[REDACTED]" + raw[i:]
-	}
-	return raw + tail
-}
-
-// isLoopback reports whether host is localhost, in 127.0.0.0/8, or ::1.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // WithObserver makes the Client call f once per attempt of every call: on
 // the calling goroutine, with the call's context, after the attempt has
 // ended and the SDK has decided whether to retry it, and before any wait;
@@ -432,4 +365,28 @@ func parseDeprecation(v string) (time.Time, bool) {
 	}
 	t, err := http.ParseTime(v)
 	return t, err == nil
+}
+
+// ConfigError is the error of an option, environment variable or key that
+// [NewClient] or [Client.With] refuses. Its text names where the value came
+// from; a program that names its own flags maps Option and Env to them
+// rather than rewriting the text.
+type ConfigError struct {
+	Option string // the option, as "WithBaseURL", "WithRetryWait", "WithTimeout", "WithMaxRetries", …; "apiKey" for NewClient's argument
+	Env    string // the environment variable the value came from ("PETSTORE_BASE_URL", …); "" if none
+	Reason string // never empty
+}
+
+func (e *ConfigError) Error() string {
+	name := cmp.Or(e.Env, e.Option)
+	if e.Option == "apiKey" {
+		name = strings.TrimSuffix("API key from "+e.Env, " from ")
+	}
+	return "petstore: " + name + ": " + e.Reason
+}
+
+// retriedStatus reports whether the retry policy retries an answer of
+// status to a request of method: [Retryable]'s answer for an [*APIError].
+func retriedStatus(method string, status int) bool {
+	return retry.RetryableStatus(method == http.MethodGet, status)
 }

@@ -58,7 +58,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,15 +165,6 @@ func (c *Client) settle(pets *url.URL, from *Client) {
 // checks for leaked goroutines (goleak), whose pooled connections would
 // otherwise count as leaks.
 func (c *Client) CloseIdleConnections() { c.transport.CloseIdleConnections() }
-
-// userAgent builds the User-Agent header value.
-func userAgent(prefix string) string {
-	ua := "petstore-go/" + Version + " (" + runtime.Version() + "; " + runtime.GOOS + "/" + runtime.GOARCH + ")"
-	if prefix = strings.TrimSpace(prefix); prefix != "" {
-		ua = prefix + " " + ua
-	}
-	return ua
-}
 
 // op numbers the API's operations, for per-operation state.
 type op uint8
@@ -401,10 +391,4 @@ func (c *Client) callError(cl *call) error {
 		e.Message = collectionNotFound(e.Message, e.Path)
 	}
 	return e
-}
-
-// retriedStatus reports whether the retry policy retries an answer of
-// status to a request of method: [Retryable]'s answer for an [*APIError].
-func retriedStatus(method string, status int) bool {
-	return retry.RetryableStatus(method == http.MethodGet, status)
 }
