@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/petstore/petstore-go/internal/transport"
 )
 
@@ -273,5 +274,45 @@ func listAtOnce(limit time.Duration) func(t named, s *healthServer, c *Client) {
 			return
 		}
 		t.Logf("ListPets succeeded %v after the drop, on connection %d", took, s.proxy.conns.Load())
+	}
+}
+
+// TestPingsOnlyOnTheSharedTransport: the shared transport has the health
+// check's values; a WithHTTPClient transport is left as its caller made it,
+// before and after a call through it.
+func TestPingsOnlyOnTheSharedTransport(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, onePet)
+	}))
+	t.Cleanup(srv.Close)
+	own := &http.Transport{}
+	t.Cleanup(own.CloseIdleConnections)
+	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithHTTPClient(&http.Client{Transport: own}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListPets(context.Background(), ListPetsParams{}); err != nil {
+		t.Fatal(err)
+	}
+	type pings struct{ SendPingTimeout, PingTimeout time.Duration }
+	get := func(tr *http.Transport) *pings {
+		if tr.HTTP2 == nil {
+			return nil
+		}
+		return &pings{tr.HTTP2.SendPingTimeout, tr.HTTP2.PingTimeout}
+	}
+	for _, tc := range []struct {
+		name string
+		tr   *http.Transport
+		want *pings
+	}{
+		{"shared transport", transport.Shared(), &pings{transport.PingAfter, transport.PingWait}},
+		{"WithHTTPClient's transport", own, nil},
+	} {
+		if diff := cmp.Diff(tc.want, get(tc.tr)); diff != "" {
+			t.Errorf("%s: HTTP2 health settings (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }
