@@ -147,20 +147,26 @@ func Percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(max(rank, 0), len(sorted)-1)]
 }
 
-// Clients are the callers NewCaller makes.
+// Clients are the callers NewCaller makes by default (it also makes
+// "noretry").
 var Clients = []string{"default", "client", "nethttp"}
 
 // NewCaller returns the caller kind stands for, calling baseURL with key
 // and a User-Agent starting with ua: "default", the SDK through its default
-// transport; "client", the SDK through WithHTTPClient; "nethttp", requests
-// by hand. The last two go through a plain *http.Transport that trusts pool
-// and speaks HTTP/2 where the server offers it.
+// transport; "noretry", the same with WithMaxRetries(0) (a caller with a
+// retry layer of its own); "client", the SDK through WithHTTPClient;
+// "nethttp", requests by hand. The last two go through a plain
+// *http.Transport that trusts pool and speaks HTTP/2 where the server
+// offers it.
 func NewCaller(kind, baseURL, key, ua string, pool *x509.CertPool) (Caller, error) {
 	plain := &http.Transport{ForceAttemptHTTP2: true, TLSClientConfig: &tls.Config{RootCAs: pool}, MaxIdleConnsPerHost: 64}
 	opts := []petstore.Option{petstore.WithBaseURL(baseURL), petstore.WithUserAgent(ua), petstore.WithObserver(Observer)}
 	switch kind {
 	case "default":
 		c, err := petstore.NewClient(key, opts...)
+		return &SDK{Client: c}, err
+	case "noretry":
+		c, err := petstore.NewClient(key, append(opts, petstore.WithMaxRetries(0))...)
 		return &SDK{Client: c}, err
 	case "client":
 		c, err := petstore.NewClient(key, append(opts, petstore.WithHTTPClient(&http.Client{Transport: plain}))...)

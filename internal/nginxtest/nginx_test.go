@@ -113,28 +113,7 @@ func TestBehindNginx(t *testing.T) {
 	needNginx(t)
 	ctx, cancel := context.WithTimeout(context.Background(), liveness)
 	defer cancel()
-	dir := t.TempDir()
-
-	fake, err := nginxtest.StartFake(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(fake.Stop)
-	ngx, err := nginxtest.Start(dir, nginxtest.Proxy{
-		Certs:             certDir,
-		Upstream:          fake.Addr,
-		KeepaliveRequests: keepaliveRequests,
-		Workers:           2,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ngx.Stop()
-		if t.Failed() {
-			t.Log(ngx.LogTail(30))
-		}
-	})
+	fake, ngx := startNginx(t, keepaliveRequests)
 
 	protocols := []protocol{
 		{name: "HTTP2", url: ngx.H2URL, proto: "HTTP/2.0"},
@@ -180,6 +159,30 @@ func TestBehindNginx(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startNginx starts petstore-fake and, in front of it, nginx with
+// keepalive_requests keepalive and two workers, both stopped when t ends
+// (nginx's error log shown if t failed).
+func startNginx(t *testing.T, keepalive int) (*nginxtest.Fake, *nginxtest.Nginx) {
+	t.Helper()
+	dir := t.TempDir()
+	fake, err := nginxtest.StartFake(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fake.Stop)
+	ngx, err := nginxtest.Start(dir, nginxtest.Proxy{Certs: certDir, Upstream: fake.Addr, KeepaliveRequests: keepalive, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ngx.Stop()
+		if t.Failed() {
+			t.Log(ngx.LogTail(30))
+		}
+	})
+	return fake, ngx
 }
 
 // scenario is what nginx does to the connections during a run, and the

@@ -102,7 +102,8 @@ func RequestID(h http.Header) string {
 // Shared returns the transport of every Client made without
 // WithHTTPClient: a clone of http.DefaultTransport (proxy from the
 // environment, same dial and TLS settings), with an idle pool sized for many
-// goroutines on one host. Should http.DefaultTransport have been replaced
+// goroutines on one host and, built with Go 1.24 or later, HTTP/2 health
+// pings (see PingAfter). Should http.DefaultTransport have been replaced
 // (by a mock, say) when it is first needed, it starts from the settings
 // net/http's default has instead: a mock must not become the SDK's for good.
 var Shared = sync.OnceValue(func() *http.Transport {
@@ -121,6 +122,7 @@ var Shared = sync.OnceValue(func() *http.Transport {
 	}
 	t.MaxIdleConns = 256
 	t.MaxIdleConnsPerHost = 128
+	health(t) // HTTP/2 health pings, from Go 1.24 (health_go124.go)
 	return t
 })
 

@@ -34,7 +34,7 @@ func main() {
 	reloads := flag.Int("reloads", 2, "nginx reloads during each client's run")
 	proto := flag.String("proto", "h2", "h2 (HTTP/2 by ALPN) or h1 (HTTP/1.1 only)")
 	rounds := flag.Int("rounds", 1, "rounds; each runs every client once, in turn")
-	only := flag.String("clients", strings.Join(nginxtest.Clients, ","), "clients to run, comma-separated: default (the SDK's default transport), client (the SDK with WithHTTPClient), nethttp (requests by hand)")
+	only := flag.String("clients", strings.Join(nginxtest.Clients, ","), "clients to run, comma-separated: default (the SDK's default transport), noretry (the same with WithMaxRetries(0)), client (the SDK with WithHTTPClient), nethttp (requests by hand)")
 	keep := flag.Bool("keep", false, "keep the directory with nginx's and the fake's logs, and print its name")
 	flag.Parse()
 	keepDir = *keep
