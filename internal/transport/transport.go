@@ -1,6 +1,7 @@
 // Package transport runs one attempt of a petstore call and hands back
-// what it got as a value (see [Result]): the request sent, at most twice
-// (see attempt.go), under a context that carries the attempt's time limit;
+// what it got as a value (see [Result]): the request sent, again only as
+// the resend gate allows (see gate.go), under a context that carries the
+// attempt's time limit;
 // the whole response body read within that limit, never more than the
 // SDK's size limits. Without a user's http.Client, it sends through one
 // pooled transport shared by every Client.
@@ -76,14 +77,16 @@ type Result struct {
 	Status   int32         // the response's status; 0 when none arrived
 
 	// Reached, with Err, says the request may have reached the server and
-	// been processed: a response arrived, or a send of it wrote its
-	// headers and nothing showed that the server dropped it unread.
-	Reached bool
-	// Refused, with Err, says every send of the request was refused before
-	// the server could process it (REFUSED_STREAM, a GOAWAY that excluded
-	// it, a kept-alive connection the server had closed): a request with a
-	// body may be sent again, as after a failed dial.
-	Refused bool
+	// been processed: a response arrived, or a send wrote its headers (or,
+	// through a RoundTripper that reports no connection, anything but a
+	// failed dial: through such a RoundTripper, a request whose body was
+	// read) and nothing proved that the server dropped it (see gate.go).
+	// Refused, with Err, is its opposite: no send can have been processed.
+	// Each send either had no connection (DNS, dial, TLS handshake, proxy
+	// CONNECT: it was not sent) or was proven unprocessed (its body never
+	// read, REFUSED_STREAM, a GOAWAY that excluded it, …): a request with a
+	// body may be sent again, with the retry policy's waits.
+	Reached, Refused bool
 }
 
 // RequestID returns the request id of a response with header h: its
@@ -168,8 +171,8 @@ func (t *Transport) Send(req *http.Request, body []byte, number int) Result {
 	if err != nil {
 		// A response whose body failed keeps its status and header.
 		r.Body, r.Cut, r.Err = nil, nil, a.failure(err)
-		r.Reached = r.Status != 0 || a.reached(err)
-		r.Refused = r.Status == 0 && a.refused()
+		r.Reached = r.Status != 0 || a.reached()
+		r.Refused = !r.Reached
 	}
 	if !start.IsZero() {
 		r.Duration = time.Since(start)

@@ -1,0 +1,292 @@
+package transport
+
+// The resend gate: whether a send of one attempt may be followed by
+// another. A send is a request that got a connection (httptrace's GotConn,
+// from the SDK's RoundTrip, net/http's own resends, or any RoundTripper
+// below that passes the request's context on); from its WroteHeaders on, the
+// server may have it. A send that got no connection (DNS, dial, TLS
+// handshake, proxy CONNECT) was not sent: the retry policy decides, with its
+// waits.
+//
+//   - A GET may be sent again by anything below the SDK, up to maxSends.
+//   - A request with a body is sent again only by the SDK, and only while
+//     every earlier send of the attempt is proven unprocessed (see proven),
+//     up to maxSends. A send through the base while an earlier one wrote its
+//     headers and nothing proved it dropped (a RoundTripper that retries or
+//     hedges) is stopped before it writes (see gotConn).
+//   - The SDK itself sends again, at once, then after net/http's pauses
+//     (see pause), a send that got a connection and is proven unprocessed.
+//
+// Anything not proven is "may have been processed": no second send.
+
+import (
+	"crypto/tls"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// maxSends is net/http's own bound on the sends of one request (its
+// HTTP/2 client resends at most six times).
+const maxSends = 7
+
+// The errors of an attempt whose send the gate stopped: transport errors,
+// on which the retry policy decides.
+var (
+	errResent = errors.New("the request was about to be sent again, by the http.RoundTripper, after a send that may have been processed; stopped before it was written")
+	errBound  = errors.New("the request was sent 7 times within one attempt, and each send failed; not sent an 8th time")
+)
+
+// proven reports whether the last send, which failed with err, cannot have
+// been processed; got: it had a connection. b is its body (nil: none).
+// Each proof, with its source:
+//
+//  1. The SDK's own: the transport never read a byte of the body (see
+//     sendBody), whatever the protocol or RoundTripper. net/http's HTTP/1
+//     flushes the headers before it reads a body not known to be in memory,
+//     so a connection dead before the request went out leaves it unread.
+//  2. net/http and golang.org/x/net/http2: the server refused the stream
+//     (REFUSED_STREAM, RFC 9113 section 8.7).
+//  3. The same: a GOAWAY whose last stream id is below the stream, whatever
+//     its error code (RFC 9113 section 6.8); both texts come only from a
+//     stream above the last stream id.
+//  4. On a connection that is HTTP/1 for certain (see http1): a write of
+//     the request failed (its last byte never left: RFC 9112 forbids
+//     pipelining after a POST, and the body ends with "}"), or net/http
+//     closed a kept-alive connection the server had closed while idle.
+//  5. For a request without a body, the trace: the send had a connection
+//     and wrote no header.
+//
+// TestProofTexts pins the texts, on the oldest and newest Go that CI runs.
+func (a *attempt) proven(err error, b *sendBody, got bool) bool {
+	if b != nil && b.seal() {
+		return true
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		text := cannotRetry(e.Error())
+		if refusedStream(text) || text == textGoAway || strings.HasPrefix(text, textGoAwayCode) ||
+			(text == textServerClosedIdle && a.http1()) {
+			return true
+		}
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "write" && a.http1() {
+		return true
+	}
+	return b == nil && got && !a.wrote
+}
+
+// The texts of net/http's errors (and golang.org/x/net/http2's) that prove
+// a send unprocessed. None of these errors is exported.
+const (
+	textGoAway            = "http2: Transport received Server's graceful shutdown GOAWAY"
+	textGoAwayCode        = "http2: Transport received GOAWAY from server ErrCode:"
+	textStreamErrorPrefix = "stream error: stream ID "
+	textRefusedSuffix     = "; REFUSED_STREAM; received from peer"
+	textServerClosedIdle  = "http: server closed idle connection"
+	// What the HTTP/2 client says, around the cause, instead of resending a
+	// request whose body it cannot rewind: advice no SDK user can follow.
+	textCannotRetryPrefix = "http2: Transport: cannot retry err ["
+	textCannotRetrySuffix = "] after Request.Body was written; define Request.GetBody to avoid this error"
+)
+
+// cannotRetry returns the cause in text, if text is the HTTP/2 client's
+// "cannot retry" error; else text.
+func cannotRetry(text string) string {
+	if inner, ok := strings.CutPrefix(text, textCannotRetryPrefix); ok {
+		if inner, ok = strings.CutSuffix(inner, textCannotRetrySuffix); ok {
+			return inner
+		}
+	}
+	return text
+}
+
+// ownWords returns err, or, if its text holds the HTTP/2 client's advice to
+// define Request.GetBody, an error with the same text without it.
+func ownWords(err error) error {
+	text := err.Error()
+	i := strings.Index(text, textCannotRetryPrefix)
+	j := strings.Index(text, textCannotRetrySuffix)
+	if i < 0 || j < i {
+		return err
+	}
+	return errors.New(text[:i] + text[i+len(textCannotRetryPrefix):j] + text[j+len(textCannotRetrySuffix):])
+}
+
+// refusedStream reports whether text is the error of a stream the server
+// refused.
+func refusedStream(text string) bool {
+	id, ok := strings.CutPrefix(text, textStreamErrorPrefix)
+	if !ok {
+		return false
+	}
+	id, ok = strings.CutSuffix(id, textRefusedSuffix)
+	return ok && id != "" && strings.Trim(id, "0123456789") == ""
+}
+
+// http1 reports whether the last send's connection is HTTP/1 for certain:
+// a *tls.Conn whose ALPN picked http/1.1 (or nothing, through a bare
+// *http.Transport, which speaks HTTP/2 over TLS only after ALPN picked h2),
+// or plain http through a bare *http.Transport without unencrypted HTTP/2.
+// A connection wrapped in a type of its own, h2c through any other
+// RoundTripper: unknown, and no rule of HTTP/1 applies.
+func (a *attempt) http1() bool {
+	t, bare := a.base.(*http.Transport)
+	if tc, ok := a.conn.(*tls.Conn); ok {
+		p := tc.ConnectionState().NegotiatedProtocol
+		return p == "http/1.1" || (p == "" && bare)
+	}
+	return a.plain && bare && !plainHTTP2(t)
+}
+
+// http2 reports whether the last send's connection is HTTP/2 for certain.
+func (a *attempt) http2() bool {
+	if tc, ok := a.conn.(*tls.Conn); ok {
+		return tc.ConnectionState().NegotiatedProtocol == "h2"
+	}
+	t, bare := a.base.(*http.Transport)
+	return a.plain && bare && plainHTTP2(t)
+}
+
+// gotConn runs each time the request is about to go out on a connection
+// (httptrace's GotConn). It stops a send beyond maxSends, and a send of a
+// request with a body after one that may have been processed: it ends the
+// attempt's context, which HTTP/2 checks before it writes headers, and
+// closes the connection unless it is HTTP/2 for certain (an HTTP/1
+// connection is the request's alone, and HTTP/1 writes whatever the context
+// says). What the trace reports once the base has returned (a hedging
+// RoundTripper's late copy) is not counted.
+func (a *attempt) gotConn(info httptrace.GotConnInfo) {
+	a.mu.Lock()
+	if a.answered || a.stopped != nil {
+		a.mu.Unlock()
+		return
+	}
+	if a.wrote { // an earlier send that the base did not report failed
+		a.mayHave++
+	}
+	a.sends++
+	a.conn, a.wrote = info.Conn, false
+	switch {
+	case a.sends > maxSends:
+		a.stopped = errBound
+	case a.body != nil && a.mayHave > 0:
+		a.stopped = errResent
+	}
+	stop := a.stopped != nil && !a.http2()
+	a.mu.Unlock()
+	if a.stopped == nil {
+		return
+	}
+	a.cancel()
+	if c := info.Conn; c != nil && stop {
+		if tc, ok := c.(*tls.Conn); ok {
+			c = tc.NetConn() // no close_notify: nothing more is written
+		}
+		c.Close()
+	}
+}
+
+// wroteHeaders runs when a send's headers have been written (httptrace's
+// WroteHeaders; HTTP/1 calls it before it flushes them: early, never late).
+func (a *attempt) wroteHeaders() {
+	a.mu.Lock()
+	if !a.answered && a.stopped == nil {
+		a.wrote = true
+	}
+	a.mu.Unlock()
+}
+
+// again settles the last send, which failed with err (b its body, before
+// the sends counted before it), and reports whether the SDK sends it again:
+// it had a connection and is proven unprocessed, and so is every earlier
+// send of a request with a body.
+func (a *attempt) again(err error, b *sendBody, before int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.answered = true
+	if a.stopped != nil {
+		return false // the stopped send wrote nothing; why it was stopped is counted
+	}
+	got := a.sends > before
+	proven := a.proven(err, b, got)
+	if !proven && (got || !a.bounded && !IsDialError(err)) {
+		a.mayHave++ // a bare *http.Transport reports every connection: none, none was had
+	}
+	a.wrote = false
+	if !proven || !got || a.sends >= maxSends || (b != nil && a.mayHave > 0) {
+		return false
+	}
+	a.answered = false
+	return true
+}
+
+// pause waits before the SDK's own resend as net/http's HTTP/2 client
+// does: the second send at once, the third after 1 s, then 2 s, 4 s …, each
+// with up to 10 % more at random. It reports false, at once, if the
+// attempt's context would end first.
+func (a *attempt) pause() bool {
+	a.mu.Lock()
+	n := a.sends + 1
+	a.mu.Unlock()
+	if n < 3 {
+		return a.ctx.Err() == nil
+	}
+	d := time.Second << (n - 3)
+	d += rand.N(d / 10)
+	if end, ok := a.ctx.Deadline(); ok && time.Until(end) < d {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-a.ctx.Done():
+		return false
+	}
+}
+
+// sendBody is the body of one send. It is a type of the SDK's own, so that
+// the SDK knows whether the transport read it (see proven): net/http's
+// HTTP/1 flushes the headers before reading it, in a write of their own
+// (as for any body it does not know to be in memory; TestFlushCost measures
+// it), and the transport's first Read is the sign the request may go out.
+type sendBody struct {
+	data  []byte
+	off   int          // only Read, called by one goroutine at a time, touches it
+	state atomic.Int32 // unread, read or sealed
+}
+
+const (
+	unread int32 = iota
+	read
+	sealed
+)
+
+// errSealed is a Read of a body whose send has ended.
+var errSealed = errors.New("request body read after its send ended")
+
+func (b *sendBody) Read(p []byte) (int, error) {
+	if b.state.Load() != read && !b.state.CompareAndSwap(unread, read) {
+		return 0, errSealed
+	}
+	if b.off >= len(b.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.data[b.off:])
+	b.off += n
+	return n, nil
+}
+
+func (b *sendBody) Close() error { return nil }
+
+// seal reports whether nothing has read b yet, and makes sure nothing ever
+// will: the proof holds, however late a RoundTripper's goroutine reads.
+func (b *sendBody) seal() bool { return b.state.CompareAndSwap(unread, sealed) }
