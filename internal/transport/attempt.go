@@ -11,15 +11,12 @@ import (
 	"sync"
 )
 
-// attempt is one attempt of a call. Its context (ctx) is the context of
-// every request it sends: made with context.WithTimeoutCause under the
-// call's context, so that a RoundTripper sees the attempt's deadline (the
-// earlier of the call's and the attempt's), an Err of DeadlineExceeded
-// once the attempt's time has run out, and a *TimeoutError as its cause;
-// with the attempt's httptrace.ClientTrace added (httptrace.WithClientTrace,
-// which keeps a trace of the caller's too), through which the resend gate
-// counts the sends (see gate.go). It ends when the attempt does (end),
-// which stops net/http's work on it.
+// attempt is one attempt of a call. Its context (ctx), that of every
+// request it sends, is made with context.WithTimeoutCause under the call's:
+// a RoundTripper sees the earlier deadline, an Err of DeadlineExceeded once
+// the attempt's time has run out and a *TimeoutError as its cause; with the
+// attempt's httptrace.ClientTrace added (over a caller's), through which
+// the gate counts the sends (see gate.go). It ends with the attempt (end).
 type attempt struct {
 	t      *Transport
 	call   context.Context // the call's context
@@ -30,9 +27,8 @@ type attempt struct {
 	trace  httptrace.ClientTrace
 
 	// bounded: the base is a bare *http.Transport, whose request context
-	// bounds the read of a response's body (Request.Context's
-	// documentation), but for a 101's (see read), and whose trace reports
-	// every connection had.
+	// bounds the read of a body but a 101's (see read), and whose trace
+	// reports every connection had.
 	bounded bool
 	plain   bool // the request's scheme is http
 
@@ -40,7 +36,7 @@ type attempt struct {
 	conn     net.Conn // of the last send
 	sends    int      // sends that got a connection (GotConn)
 	wrote    bool     // the last send wrote its headers
-	mayHave  int      // sends that may have been processed: they wrote, or got no connection the SDK saw, and nothing proved them dropped
+	mayHave  int      // sends that may have been processed (see again)
 	stopped  error    // errResent or errBound, once the gate stopped a send
 	answered bool     // the base has returned: what the trace reports now is not the attempt's
 }
@@ -97,9 +93,8 @@ func (a *attempt) send(req *http.Request, header http.Header) (*http.Response, e
 	}
 }
 
-// failure returns the error of an attempt that failed with err: the
-// call's context's error if it has ended, a *TimeoutError if the attempt's
-// time ran out, the gate's if it stopped a send, else err in the SDK's words.
+// failure returns the error of an attempt that failed with err: the call's
+// context's, a *TimeoutError, the gate's, or err in the SDK's words.
 func (a *attempt) failure(err error) error {
 	a.mu.Lock()
 	stopped := a.stopped
@@ -125,8 +120,7 @@ func (t *Transport) timeoutError() error {
 	return t.timeout
 }
 
-// reached reports whether a send of the failed attempt may have been
-// processed (see Result.Reached).
+// reached reports whether a send may have been processed (Result.Reached).
 func (a *attempt) reached() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -1,23 +1,12 @@
 package transport
 
-// The resend gate: whether a send of one attempt may be followed by
-// another. A send is a request that got a connection (httptrace's GotConn,
-// from the SDK's RoundTrip, net/http's own resends, or any RoundTripper
-// below that passes the request's context on); from its WroteHeaders on, the
-// server may have it. A send that got no connection (DNS, dial, TLS
-// handshake, proxy CONNECT) was not sent: the retry policy decides, with its
-// waits.
-//
-//   - A GET may be sent again by anything below the SDK, up to maxSends.
-//   - A request with a body is sent again only by the SDK, and only while
-//     every earlier send of the attempt is proven unprocessed (see proven),
-//     up to maxSends. A send through the base while an earlier one wrote its
-//     headers and nothing proved it dropped (a RoundTripper that retries or
-//     hedges) is stopped before it writes (see gotConn).
-//   - The SDK itself sends again, at once, then after net/http's pauses
-//     (see pause), a send that got a connection and is proven unprocessed.
-//
-// Anything not proven is "may have been processed": no second send.
+// The resend gate. A send is a request that got a connection (httptrace's
+// GotConn, of the SDK, net/http or any RoundTripper that passes the context
+// on); from its WroteHeaders on, the server may have it. A send with no
+// connection was not sent: the retry policy decides. A GET may be sent
+// maxSends times; a request with a body again only while every earlier send
+// is proven unprocessed (see proven, gotConn). The SDK resends what had a
+// connection and is proven unprocessed (see again, pause).
 
 import (
 	"crypto/tls"
@@ -32,12 +21,10 @@ import (
 	"time"
 )
 
-// maxSends is net/http's own bound on the sends of one request (its
-// HTTP/2 client resends at most six times).
+// maxSends is net/http's own bound (its HTTP/2 client resends six times).
 const maxSends = 7
 
-// The errors of an attempt whose send the gate stopped: transport errors,
-// on which the retry policy decides.
+// The errors of an attempt whose send the gate stopped (transport errors).
 var (
 	errResent = errors.New("the request was about to be sent again, by the http.RoundTripper, after a send that may have been processed; stopped before it was written")
 	errBound  = errors.New("the request was sent 7 times within one attempt, and each send failed; not sent an 8th time")
@@ -56,7 +43,7 @@ var (
 //  3. The same: a GOAWAY whose last stream id is below the stream, whatever
 //     its error code (RFC 9113 section 6.8); both texts come only from a
 //     stream above the last stream id.
-//  4. On a connection that is HTTP/1 for certain (see http1): a write of
+//  4. On a connection that is HTTP/1 for certain (see protocol): a write of
 //     the request failed (its last byte never left: RFC 9112 forbids
 //     pipelining after a POST, and the body ends with "}"), or net/http
 //     closed a kept-alive connection the server had closed while idle.
@@ -68,18 +55,16 @@ func (a *attempt) proven(err error, b *sendBody, got bool) bool {
 	if b != nil && b.seal() {
 		return true
 	}
+	h1 := a.protocol() == "http/1.1"
 	for e := err; e != nil; e = errors.Unwrap(e) {
-		text := cannotRetry(e.Error())
+		text := withoutAdvice(e.Error())
 		if refusedStream(text) || text == textGoAway || strings.HasPrefix(text, textGoAwayCode) ||
-			(text == textServerClosedIdle && a.http1()) {
+			(h1 && text == textServerClosedIdle) {
 			return true
 		}
 	}
 	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "write" && a.http1() {
-		return true
-	}
-	return b == nil && got && !a.wrote
+	return h1 && errors.As(err, &opErr) && opErr.Op == "write" || b == nil && got && !a.wrote
 }
 
 // The texts of net/http's errors (and golang.org/x/net/http2's) that prove
@@ -96,72 +81,61 @@ const (
 	textCannotRetrySuffix = "] after Request.Body was written; define Request.GetBody to avoid this error"
 )
 
-// cannotRetry returns the cause in text, if text is the HTTP/2 client's
-// "cannot retry" error; else text.
-func cannotRetry(text string) string {
-	if inner, ok := strings.CutPrefix(text, textCannotRetryPrefix); ok {
-		if inner, ok = strings.CutSuffix(inner, textCannotRetrySuffix); ok {
-			return inner
-		}
-	}
-	return text
-}
-
-// ownWords returns err, or, if its text holds the HTTP/2 client's advice to
-// define Request.GetBody, an error with the same text without it.
-func ownWords(err error) error {
-	text := err.Error()
+// withoutAdvice returns text without the HTTP/2 client's "cannot retry"
+// words around a cause, if it holds them.
+func withoutAdvice(text string) string {
 	i := strings.Index(text, textCannotRetryPrefix)
 	j := strings.Index(text, textCannotRetrySuffix)
 	if i < 0 || j < i {
-		return err
+		return text
 	}
-	return errors.New(text[:i] + text[i+len(textCannotRetryPrefix):j] + text[j+len(textCannotRetrySuffix):])
+	return text[:i] + text[i+len(textCannotRetryPrefix):j] + text[j+len(textCannotRetrySuffix):]
+}
+
+// ownWords returns err, or, if its text holds the HTTP/2 client's advice to
+// define Request.GetBody, an error of the same text without it.
+func ownWords(err error) error {
+	if text := withoutAdvice(err.Error()); text != err.Error() {
+		return errors.New(text)
+	}
+	return err
 }
 
 // refusedStream reports whether text is the error of a stream the server
 // refused.
 func refusedStream(text string) bool {
 	id, ok := strings.CutPrefix(text, textStreamErrorPrefix)
-	if !ok {
-		return false
-	}
-	id, ok = strings.CutSuffix(id, textRefusedSuffix)
-	return ok && id != "" && strings.Trim(id, "0123456789") == ""
+	id, ok2 := strings.CutSuffix(id, textRefusedSuffix)
+	return ok && ok2 && id != "" && strings.Trim(id, "0123456789") == ""
 }
 
-// http1 reports whether the last send's connection is HTTP/1 for certain:
-// a *tls.Conn whose ALPN picked http/1.1 (or nothing, through a bare
-// *http.Transport, which speaks HTTP/2 over TLS only after ALPN picked h2),
-// or plain http through a bare *http.Transport without unencrypted HTTP/2.
-// A connection wrapped in a type of its own, h2c through any other
-// RoundTripper: unknown, and no rule of HTTP/1 applies.
-func (a *attempt) http1() bool {
+// protocol returns the protocol of the last send's connection, where it is
+// known for certain: "h2" or "http/1.1" for a *tls.Conn whose ALPN picked it
+// (or none, through a bare *http.Transport, which speaks HTTP/2 over TLS
+// only after ALPN picked h2), and for plain http through a bare
+// *http.Transport, as its Protocols say; else "": a connection in a type of
+// its own, h2c through another RoundTripper.
+func (a *attempt) protocol() string {
 	t, bare := a.base.(*http.Transport)
-	if tc, ok := a.conn.(*tls.Conn); ok {
-		p := tc.ConnectionState().NegotiatedProtocol
-		return p == "http/1.1" || (p == "" && bare)
+	tc, isTLS := a.conn.(*tls.Conn)
+	switch {
+	case isTLS && (tc.ConnectionState().NegotiatedProtocol != "" || !bare):
+		return tc.ConnectionState().NegotiatedProtocol
+	case !bare || !isTLS && !a.plain:
+		return ""
+	case !isTLS && plainHTTP2(t):
+		return "h2"
 	}
-	return a.plain && bare && !plainHTTP2(t)
+	return "http/1.1"
 }
 
-// http2 reports whether the last send's connection is HTTP/2 for certain.
-func (a *attempt) http2() bool {
-	if tc, ok := a.conn.(*tls.Conn); ok {
-		return tc.ConnectionState().NegotiatedProtocol == "h2"
-	}
-	t, bare := a.base.(*http.Transport)
-	return a.plain && bare && plainHTTP2(t)
-}
-
-// gotConn runs each time the request is about to go out on a connection
-// (httptrace's GotConn). It stops a send beyond maxSends, and a send of a
-// request with a body after one that may have been processed: it ends the
-// attempt's context, which HTTP/2 checks before it writes headers, and
-// closes the connection unless it is HTTP/2 for certain (an HTTP/1
-// connection is the request's alone, and HTTP/1 writes whatever the context
-// says). What the trace reports once the base has returned (a hedging
-// RoundTripper's late copy) is not counted.
+// gotConn runs as a send gets its connection (httptrace's GotConn). It stops
+// a send beyond maxSends, and one of a request with a body after a send that
+// may have been processed: it ends the attempt's context, which HTTP/2
+// checks before it writes headers, and closes the connection unless it is
+// HTTP/2 for certain (HTTP/1 writes whatever the context says, on a
+// connection that is the request's alone). The trace once the base has
+// returned (a hedging RoundTripper's late copy) is not counted.
 func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	a.mu.Lock()
 	if a.answered || a.stopped != nil {
@@ -179,13 +153,13 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	case a.body != nil && a.mayHave > 0:
 		a.stopped = errResent
 	}
-	stop := a.stopped != nil && !a.http2()
+	stopped, h2 := a.stopped != nil, a.protocol() == "h2"
 	a.mu.Unlock()
-	if a.stopped == nil {
+	if !stopped {
 		return
 	}
 	a.cancel()
-	if c := info.Conn; c != nil && stop {
+	if c := info.Conn; c != nil && !h2 {
 		if tc, ok := c.(*tls.Conn); ok {
 			c = tc.NetConn() // no close_notify: nothing more is written
 		}
@@ -205,8 +179,8 @@ func (a *attempt) wroteHeaders() {
 
 // again settles the last send, which failed with err (b its body, before
 // the sends counted before it), and reports whether the SDK sends it again:
-// it had a connection and is proven unprocessed, and so is every earlier
-// send of a request with a body.
+// it had a connection and is proven unprocessed (and every earlier send of
+// a request with a body too).
 func (a *attempt) again(err error, b *sendBody, before int) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -216,8 +190,8 @@ func (a *attempt) again(err error, b *sendBody, before int) bool {
 	}
 	got := a.sends > before
 	proven := a.proven(err, b, got)
-	if !proven && (got || !a.bounded && !IsDialError(err)) {
-		a.mayHave++ // a bare *http.Transport reports every connection: none, none was had
+	if !proven && (got || !a.bounded && !IsDialError(err)) { // a bare *http.Transport reports every connection
+		a.mayHave++
 	}
 	a.wrote = false
 	if !proven || !got || a.sends >= maxSends || (b != nil && a.mayHave > 0) {
@@ -243,34 +217,26 @@ func (a *attempt) pause() bool {
 	if end, ok := a.ctx.Deadline(); ok && time.Until(end) < d {
 		return false
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d): // collected once it fires or is dropped (Go 1.23)
 		return true
 	case <-a.ctx.Done():
 		return false
 	}
 }
 
-// sendBody is the body of one send. It is a type of the SDK's own, so that
-// the SDK knows whether the transport read it (see proven): net/http's
-// HTTP/1 flushes the headers before reading it, in a write of their own
-// (as for any body it does not know to be in memory; TestFlushCost measures
-// it), and the transport's first Read is the sign the request may go out.
+// sendBody is the body of one send, of a type of the SDK's own, so that the
+// SDK knows whether the transport read it (see proven). net/http's HTTP/1
+// flushes the headers of a body it does not know to be in memory before it
+// reads it, in a write of their own (BenchmarkFlushCost measures it).
 type sendBody struct {
 	data  []byte
 	off   int          // only Read, called by one goroutine at a time, touches it
 	state atomic.Int32 // unread, read or sealed
 }
 
-const (
-	unread int32 = iota
-	read
-	sealed
-)
+const unread, read, sealed int32 = 0, 1, 2
 
-// errSealed is a Read of a body whose send has ended.
 var errSealed = errors.New("request body read after its send ended")
 
 func (b *sendBody) Read(p []byte) (int, error) {

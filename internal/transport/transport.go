@@ -1,15 +1,12 @@
 // Package transport runs one attempt of a petstore call and hands back
 // what it got as a value (see [Result]): the request sent, again only as
 // the resend gate allows (see gate.go), under a context that carries the
-// attempt's time limit;
-// the whole response body read within that limit, never more than the
+// attempt's time limit; the response body read within that limit and the
 // SDK's size limits. Without a user's http.Client, it sends through one
-// pooled transport shared by every Client.
-//
-// It exists apart from the client so that these rules, the part of the SDK
-// that must hold against a hostile or broken server, can be read and tested
-// as one piece. It knows nothing of retries, of the API's operations or of
-// errors for the caller: the packages above it decide from the Result.
+// pooled transport shared by every Client. It knows nothing of retries, of
+// the API's operations or of errors for the caller: the packages above it
+// decide from the Result. Apart, these rules, which must hold against a
+// hostile or broken server, are read and tested as one piece.
 package transport
 
 import (
@@ -37,18 +34,11 @@ type Transport struct {
 
 	// Header, if set, returns the header of each attempt's request (body
 	// says whether it has one): a map made once, shared by every attempt,
-	// that nothing writes to. An *http.Transport (Shared, or a user's),
-	// which only reads a request, is handed that map; through any other
-	// RoundTripper each attempt gets a map of its own (with the same
-	// values, whose slices Header.Set and Add replace rather than write
-	// to). RoundTripper's contract forbids writing to the request, but a
-	// hand-written RoundTripper that set a header on it anyway would race
-	// with every other attempt on a shared map. The one piece of user code
-	// an *http.Transport hands the request to is its Proxy function, which
-	// that contract covers as part of the transport (WithHTTPClient's doc
-	// says so): the map saved is about 400 bytes a call.
-	// It is a function, so that printing a Transport never shows what it
-	// sets (the key).
+	// that nothing writes to. Through a RoundTripper other than an
+	// *http.Transport (which only reads a request), each attempt gets a copy:
+	// one that set a header anyway, against RoundTripper's contract, would
+	// race with other attempts. A function, so that printing a Transport
+	// never shows what it sets (the key).
 	Header func(body bool) http.Header
 
 	timeout *TimeoutError // the cause of an attempt's context that ran out of time
@@ -76,22 +66,18 @@ type Result struct {
 	Duration time.Duration // from sending the request to the end of reading the response (when measured)
 	Status   int32         // the response's status; 0 when none arrived
 
-	// Reached, with Err, says the request may have reached the server and
-	// been processed: a response arrived, or a send wrote its headers (or,
-	// through a RoundTripper that reports no connection, anything but a
-	// failed dial: through such a RoundTripper, a request whose body was
-	// read) and nothing proved that the server dropped it (see gate.go).
-	// Refused, with Err, is its opposite: no send can have been processed.
-	// Each send either had no connection (DNS, dial, TLS handshake, proxy
-	// CONNECT: it was not sent) or was proven unprocessed (its body never
-	// read, REFUSED_STREAM, a GOAWAY that excluded it, …): a request with a
-	// body may be sent again, with the retry policy's waits.
+	// Reached, with Err: the request may have been processed. A response
+	// arrived, or a send wrote its headers (through a RoundTripper that
+	// reports no connection: failed other than in a dial), and nothing
+	// proved the server dropped it (see gate.go). Refused, with Err, is its
+	// opposite: every send had no connection (DNS, dial, TLS handshake,
+	// proxy CONNECT: not sent) or was proven unprocessed (its body never
+	// read, REFUSED_STREAM, …): a POST may be sent again, with waits.
 	Reached, Refused bool
 }
 
-// RequestID returns the request id of a response with header h: its
-// X-Request-Id, else its Request-Id. It is h.Get of each, without the work
-// of putting keys that are canonical already in canonical form.
+// RequestID returns h's X-Request-Id, else its Request-Id (h.Get of each,
+// without canonicalising keys that are canonical already).
 func RequestID(h http.Header) string {
 	if v := h["X-Request-Id"]; len(v) > 0 && v[0] != "" {
 		return v[0]
@@ -232,10 +218,8 @@ func (e *TimeoutError) Is(target error) bool {
 }
 
 // NoRedirects is the CheckRedirect of the http.Client an attempt runs
-// under: a 3xx is the answer of its attempt. The interface defines no
-// redirect, so the SDK follows none: a 3xx comes back as an APIError, the
-// key never goes to another host, a POST never turns into a GET, and one
-// attempt is one request, which WithTimeout and the logs count.
+// under: the interface defines no redirect, so a 3xx is the attempt's
+// answer; the key never goes to another host, a POST never becomes a GET.
 func NoRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // errNoResponse is a RoundTripper that broke its contract.
