@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -469,27 +470,81 @@ func TestExcludedByGOAWAY(t *testing.T) {
 }
 
 // TestNoConnectionIsNotSent: a CreatePet for which no connection was had
-// (the TLS handshake reset, as an overloaded load balancer does) was not
-// sent: the retry policy retries it, and it succeeds.
+// (the TLS handshake reset, as an overloaded load balancer does; the proxy's
+// CONNECT refused) was not sent: the retry policy retries it, and it
+// succeeds, the animal stored once.
 func TestNoConnectionIsNotSent(t *testing.T) {
 	t.Parallel()
-	var stored atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		stored.Add(1)
-		created(w)
+	tests := []struct {
+		name  string
+		proxy bool
+	}{
+		{"TLS handshake reset", false},
+		{"proxy CONNECT refused", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var stored atomic.Int64
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				stored.Add(1)
+				created(w)
+			}))
+			if !tc.proxy {
+				srv.Listener = &resetFirst{Listener: srv.Listener}
+			}
+			srv.StartTLS()
+			t.Cleanup(srv.Close)
+			opts := []Option{WithBaseURL(srv.URL + "/v1"), WithRetryWait(time.Millisecond, time.Millisecond)}
+			if tc.proxy {
+				tr := &http.Transport{Proxy: http.ProxyURL(connectProxy(t)), TLSClientConfig: &tls.Config{RootCAs: h2fault.CertPool()}}
+				t.Cleanup(tr.CloseIdleConnections)
+				opts = append(opts, WithHTTPClient(&http.Client{Transport: tr}))
+			}
+			c, err := NewClient(testKey, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pet, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1})
+			if err != nil || pet == nil || stored.Load() != 1 {
+				t.Errorf("CreatePet = %v, %v, %d stored; want the animal, stored once", pet, err, stored.Load())
+			}
+		})
+	}
+}
+
+// connectProxy is an HTTP proxy that refuses its first CONNECT (502) and
+// tunnels the others.
+func connectProxy(t *testing.T) *url.URL {
+	t.Helper()
+	var connects atomic.Int64
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodConnect || connects.Add(1) == 1 {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		dst, err := net.Dial("tcp", r.Host)
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		defer dst.Close()
+		src, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer src.Close()
+		io.WriteString(src, "HTTP/1.1 200 Connection established\r\n\r\n")
+		go func() { io.Copy(dst, src); dst.Close() }()
+		io.Copy(src, dst)
 	}))
-	srv.Listener = &resetFirst{Listener: srv.Listener}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	c, err := NewClient(testKey, WithBaseURL(srv.URL+"/v1"), WithRetryWait(time.Millisecond, time.Millisecond))
+	t.Cleanup(proxy.Close)
+	u, err := url.Parse(proxy.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pet, err := c.CreatePet(context.Background(), NewPet{Name: "Rex", CategoryID: 1})
-	if err != nil || pet == nil || stored.Load() != 1 {
-		t.Errorf("CreatePet = %v, %v, %d stored; want the animal, stored once", pet, err, stored.Load())
-	}
+	return u
 }
 
 // resetFirst is a listener that resets its first connection (SO_LINGER 0)

@@ -1,7 +1,5 @@
 package transport
 
-// One attempt: its context, its sends, and what they came to.
-
 import (
 	"context"
 	"errors"
@@ -57,7 +55,7 @@ func newAttempt(t *Transport, call context.Context, base http.RoundTripper, body
 	return a
 }
 
-// end ends the attempt's context: net/http's work on its requests stops.
+// end ends the attempt's context, and net/http's work on its requests.
 func (a *attempt) end() { a.cancel() }
 
 // send sends req with header and the attempt's body, and again while the

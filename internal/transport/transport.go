@@ -140,8 +140,7 @@ func (t *Transport) CloseIdleConnections() {
 // whose context is the call's, with body as its body (nil: none), and
 // returns what it got. req is not modified: each send is a copy of it.
 func (t *Transport) Send(req *http.Request, body []byte, number int) Result {
-	base := t.Base()
-	a := newAttempt(t, req.Context(), base, body, req.URL.Scheme)
+	a := newAttempt(t, req.Context(), t.Base(), body, req.URL.Scheme)
 	defer a.end()
 	header := t.header(body != nil)
 	var start time.Time
@@ -185,9 +184,8 @@ func (t *Transport) header(body bool) http.Header {
 	return h
 }
 
-// IsDialError reports whether err says that no connection could be made, so
-// that the request cannot have reached the server: a refused or failed dial
-// or a failed DNS lookup.
+// IsDialError reports whether err says that no connection could be made (a
+// failed dial or DNS lookup): the request cannot have reached the server.
 func IsDialError(err error) bool {
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
@@ -197,9 +195,8 @@ func IsDialError(err error) bool {
 	return errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
-// TimeoutError is an attempt that ran out of its time (Transport.Timeout):
-// the cause of its context. It matches context.DeadlineExceeded, and is a
-// net.Error timeout.
+// TimeoutError is an attempt that ran out of its time (Transport.Timeout),
+// the cause of its context: it matches context.DeadlineExceeded.
 type TimeoutError struct {
 	Limit  time.Duration
 	Source string // where the limit came from, such as "WithTimeout"
