@@ -1,12 +1,7 @@
 package transport
 
-// The resend gate. A send is a request that got a connection (httptrace's
-// GotConn, of the SDK, net/http or any RoundTripper that passes the context
-// on); from its WroteHeaders on, the server may have it. A send with no
-// connection was not sent: the retry policy decides. A GET may be sent
-// maxSends times; a request with a body again only while every earlier send
-// is proven unprocessed (see proven, gotConn). The SDK resends what had a
-// connection and is proven unprocessed (see again, pause).
+// The resend gate: a send (httptrace's GotConn, whoever sent it) may follow
+// another up to maxSends, one with a body only on proof (proven, gotConn).
 
 import (
 	"crypto/tls"
@@ -67,16 +62,14 @@ func (a *attempt) proven(err error, b *sendBody, got bool) bool {
 	return h1 && errors.As(err, &opErr) && opErr.Op == "write" || b == nil && got && !a.wrote
 }
 
-// The texts of net/http's errors (and golang.org/x/net/http2's) that prove
-// a send unprocessed. None of these errors is exported.
+// net/http's (and x/net/http2's) texts of errors it does not export.
 const (
 	textGoAway            = "http2: Transport received Server's graceful shutdown GOAWAY"
 	textGoAwayCode        = "http2: Transport received GOAWAY from server ErrCode:"
 	textStreamErrorPrefix = "stream error: stream ID "
 	textRefusedSuffix     = "; REFUSED_STREAM; received from peer"
 	textServerClosedIdle  = "http: server closed idle connection"
-	// What the HTTP/2 client says, around the cause, instead of resending a
-	// request whose body it cannot rewind: advice no SDK user can follow.
+	// Around a cause, where the HTTP/2 client cannot rewind a body.
 	textCannotRetryPrefix = "http2: Transport: cannot retry err ["
 	textCannotRetrySuffix = "] after Request.Body was written; define Request.GetBody to avoid this error"
 )
@@ -109,12 +102,9 @@ func refusedStream(text string) bool {
 	return ok && ok2 && id != "" && strings.Trim(id, "0123456789") == ""
 }
 
-// protocol returns the protocol of the last send's connection, where it is
-// known for certain: "h2" or "http/1.1" for a *tls.Conn whose ALPN picked it
-// (or none, through a bare *http.Transport, which speaks HTTP/2 over TLS
-// only after ALPN picked h2), and for plain http through a bare
-// *http.Transport, as its Protocols say; else "": a connection in a type of
-// its own, h2c through another RoundTripper.
+// protocol returns the last send's protocol where it is certain: a
+// *tls.Conn's ALPN (none, through a bare *http.Transport: HTTP/1.1), plain
+// http's through a bare *http.Transport (its Protocols); else "".
 func (a *attempt) protocol() string {
 	t, bare := a.base.(*http.Transport)
 	tc, isTLS := a.conn.(*tls.Conn)

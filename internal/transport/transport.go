@@ -206,7 +206,7 @@ func (e *TimeoutError) Error() string {
 	return "attempt timed out after " + e.Limit.String() + " (" + e.Source + ")"
 }
 
-// Timeout reports true: the error is a timeout.
+// Timeout reports true (a net.Error timeout).
 func (e *TimeoutError) Timeout() bool { return true }
 
 // Is reports whether target is context.DeadlineExceeded.
