@@ -35,6 +35,7 @@ type attempt struct {
 	sends    int      // sends that got a connection (GotConn)
 	wrote    bool     // the last send wrote its headers
 	mayHave  int      // sends that may have been processed (see again)
+	before   int      // sends counted before the SDK's last RoundTrip
 	stopped  error    // errResent or errBound, once the gate stopped a send
 	answered bool     // the base has returned: what the trace reports now is not the attempt's
 }
@@ -70,9 +71,6 @@ func (a *attempt) send(req *http.Request, header http.Header) (*http.Response, e
 			b = &sendBody{data: a.body}
 			r.Body, r.ContentLength = b, int64(len(a.body))
 		}
-		a.mu.Lock()
-		before := a.sends
-		a.mu.Unlock()
 		resp, err := a.base.RoundTrip(r)
 		switch {
 		case err == nil && resp == nil:
@@ -85,42 +83,30 @@ func (a *attempt) send(req *http.Request, header http.Header) (*http.Response, e
 		case resp != nil && resp.Body != nil:
 			resp.Body.Close() // a RoundTripper that broke its contract
 		}
-		if !a.again(err, b, before) || !a.pause() {
+		if !a.again(err, b) || !a.pause() {
 			return nil, err
 		}
 	}
 }
 
-// failure returns the error of an attempt that failed with err: the call's
-// context's, a *TimeoutError, the gate's, or err in the SDK's words.
-func (a *attempt) failure(err error) error {
+// failure returns whether a send of an attempt that failed with err may have
+// been processed (Result.Reached), and its error: the call's context's, a
+// *TimeoutError, the gate's, or err in the SDK's words.
+func (a *attempt) failure(err error) (bool, error) {
 	a.mu.Lock()
-	stopped := a.stopped
+	stopped, reached := a.stopped, a.mayHave > 0
 	a.mu.Unlock()
 	switch callErr := a.call.Err(); {
 	case callErr != nil && errors.Is(err, callErr):
-		return err
+		return reached, err
 	case callErr != nil:
-		return callErr // net/http may return a cause the caller gave, which matches no context error
-	case errors.Is(a.ctx.Err(), context.DeadlineExceeded):
-		return a.t.timeoutError()
+		return reached, callErr // net/http may return a cause the caller gave, which matches no context error
+	case errors.Is(a.ctx.Err(), context.DeadlineExceeded) && a.t.timeout != nil:
+		return reached, a.t.timeout
+	case errors.Is(a.ctx.Err(), context.DeadlineExceeded): // a Transport not made by New
+		return reached, &TimeoutError{Limit: a.t.Timeout, Source: a.t.Source}
 	case stopped != nil:
-		return stopped
+		return reached, stopped
 	}
-	return ownWords(err)
-}
-
-// timeoutError is the error of an attempt that ran out of time.
-func (t *Transport) timeoutError() error {
-	if t.timeout == nil { // a Transport not made by New
-		return &TimeoutError{Limit: t.Timeout, Source: t.Source}
-	}
-	return t.timeout
-}
-
-// reached reports whether a send may have been processed (Result.Reached).
-func (a *attempt) reached() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.mayHave > 0
+	return reached, ownWords(err)
 }

@@ -167,18 +167,18 @@ func (a *attempt) wroteHeaders() {
 	a.mu.Unlock()
 }
 
-// again settles the last send, which failed with err (b its body, before
-// the sends counted before it), and reports whether the SDK sends it again:
+// again settles the last send, which failed with err (b its body), and
+// reports whether the SDK sends it again:
 // it had a connection and is proven unprocessed (and every earlier send of
 // a request with a body too).
-func (a *attempt) again(err error, b *sendBody, before int) bool {
+func (a *attempt) again(err error, b *sendBody) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.answered = true
 	if a.stopped != nil {
 		return false // the stopped send wrote nothing; why it was stopped is counted
 	}
-	got := a.sends > before
+	got := a.sends > a.before
 	proven := a.proven(err, b, got)
 	if !proven && (got || !a.bounded && !IsDialError(err)) { // a bare *http.Transport reports every connection
 		a.mayHave++
@@ -187,7 +187,7 @@ func (a *attempt) again(err error, b *sendBody, before int) bool {
 	if !proven || !got || a.sends >= maxSends || (b != nil && a.mayHave > 0) {
 		return false
 	}
-	a.answered = false
+	a.answered, a.before = false, a.sends
 	return true
 }
 

@@ -77,7 +77,7 @@ func TestResendGate(t *testing.T) {
 			if tc.stop != nil {
 				wantClosed = 1 // the stopped send's: its protocol is not known
 			}
-			if got := a.failure(errors.New("the base's error")); a.ctx.Err() == nil && tc.stop != nil || tc.stop != nil && got != tc.stop || closed != wantClosed {
+			if _, got := a.failure(errors.New("the base's error")); a.ctx.Err() == nil && tc.stop != nil || tc.stop != nil && got != tc.stop || closed != wantClosed {
 				t.Errorf("context %v, failure %v, %d connections closed; want the attempt stopped with %v, %d closed", a.ctx.Err(), got, closed, tc.stop, wantClosed)
 			}
 		})

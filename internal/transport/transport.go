@@ -155,8 +155,9 @@ func (t *Transport) Send(req *http.Request, body []byte, number int) Result {
 	}
 	if err != nil {
 		// A response whose body failed keeps its status and header.
-		r.Body, r.Cut, r.Err = nil, nil, a.failure(err)
-		r.Reached = r.Status != 0 || a.reached()
+		r.Body, r.Cut = nil, nil
+		r.Reached, r.Err = a.failure(err)
+		r.Reached = r.Reached || r.Status != 0
 		r.Refused = !r.Reached
 	}
 	if !start.IsZero() {
