@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -246,7 +247,8 @@ func matrixServer(t *testing.T, kind string, post http.HandlerFunc) string {
 	case overH2C:
 		return h2fault.NewUnencryptedServer(t, h).URL
 	}
-	srv := httptest.NewUnstartedServer(h) // HTTP/1.1 only
+	srv := httptest.NewUnstartedServer(h)            // HTTP/1.1 only
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // handshakes the tests cut short
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv.URL
@@ -491,6 +493,7 @@ func TestNoConnectionIsNotSent(t *testing.T) {
 				stored.Add(1)
 				created(w)
 			}))
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake reset
 			if !tc.proxy {
 				srv.Listener = &resetFirst{Listener: srv.Listener}
 			}

@@ -24,24 +24,21 @@ type attempt struct {
 	body   []byte // the request's body; nil: none
 	trace  httptrace.ClientTrace
 
-	// bounded: the base is a bare *http.Transport, whose request context
-	// bounds the read of a body but a 101's (see read), and whose trace
-	// reports every connection had.
-	bounded bool
+	bounded bool // a bare *http.Transport: its context bounds a body's read (not a 101's), its trace reports every connection
 	plain   bool // the request's scheme is http
 
 	mu       sync.Mutex
-	conn     net.Conn // of the last send
-	sends    int      // sends that got a connection (GotConn)
-	wrote    bool     // the last send wrote its headers
-	mayHave  int      // sends that may have been processed (see again)
-	before   int      // sends counted before the SDK's last RoundTrip
-	stopped  error    // errResent or errBound, once the gate stopped a send
-	answered bool     // the base has returned: what the trace reports now is not the attempt's
+	conn     net.Conn  // of the last send
+	sends    int       // sends that got a connection (GotConn)
+	wrote    bool      // the last send wrote its headers
+	mayHave  int       // sends that may have been processed (see again)
+	before   int       // sends counted before the SDK's last RoundTrip
+	cur      *sendBody // the body of the SDK's last send; written by again only
+	stopped  error     // errResent or errBound, once the gate stopped a send
+	answered bool      // the base has returned: what the trace reports now is not the attempt's
 }
 
-// newAttempt starts an attempt of t under the call's context call, through
-// base, of a request whose body is body.
+// newAttempt starts an attempt of t, under the call's context, through base.
 func newAttempt(t *Transport, call context.Context, base http.RoundTripper, body []byte, scheme string) *attempt {
 	a := &attempt{t: t, call: call, base: base, body: body, plain: scheme == "http"}
 	var ctx context.Context
@@ -53,6 +50,9 @@ func newAttempt(t *Transport, call context.Context, base http.RoundTripper, body
 	a.trace.GotConn, a.trace.WroteHeaders = a.gotConn, a.wroteHeaders
 	a.ctx = httptrace.WithClientTrace(ctx, &a.trace)
 	_, a.bounded = base.(*http.Transport)
+	if body != nil {
+		a.cur = &sendBody{data: body}
+	}
 	return a
 }
 
@@ -66,9 +66,8 @@ func (a *attempt) send(req *http.Request, header http.Header) (*http.Response, e
 		r := req.WithContext(a.ctx)
 		r.Header = header
 		r.Body, r.GetBody, r.ContentLength = nil, nil, 0
-		var b *sendBody
-		if a.body != nil {
-			b = &sendBody{data: a.body}
+		b := a.cur
+		if b != nil {
 			r.Body, r.ContentLength = b, int64(len(a.body))
 		}
 		resp, err := a.base.RoundTrip(r)

@@ -20,10 +20,8 @@ import (
 const maxSends = 7
 
 // The errors of an attempt whose send the gate stopped (transport errors).
-var (
-	errResent = errors.New("the request was about to be sent again, by the http.RoundTripper, after a send that may have been processed; stopped before it was written")
-	errBound  = errors.New("the request was sent 7 times within one attempt, and each send failed; not sent an 8th time")
-)
+var errResent = errors.New("the request was about to be sent again, by the http.RoundTripper, after a send that may have been processed; stopped before it was written")
+var errBound = errors.New("the request was sent 7 times within one attempt, and each send failed; not sent an 8th time")
 
 // proven reports whether the last send, which failed with err, cannot have
 // been processed; got: it had a connection. b is its body (nil: none).
@@ -121,7 +119,10 @@ func (a *attempt) protocol() string {
 
 // gotConn runs as a send gets its connection (httptrace's GotConn). It stops
 // a send beyond maxSends, and one of a request with a body after a send that
-// may have been processed: it ends the attempt's context, which HTTP/2
+// may have been processed: one that wrote its headers, or, within one
+// RoundTrip, that read the body (net/http resends a body only unread; the
+// trace reports headers once written, when a hedge may be out already). It
+// ends the attempt's context, which HTTP/2
 // checks before it writes headers, and closes the connection unless it is
 // HTTP/2 for certain (HTTP/1 writes whatever the context says, on a
 // connection that is the request's alone). The trace once the base has
@@ -140,8 +141,8 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	switch {
 	case a.sends > maxSends:
 		a.stopped = errBound
-	case a.body != nil && a.mayHave > 0:
-		a.stopped = errResent
+	case a.body != nil && (a.mayHave > 0 || a.sends-a.before > 1 && a.cur.state.Load() == read):
+		a.stopped, a.mayHave = errResent, max(a.mayHave, 1)
 	}
 	stopped, h2 := a.stopped != nil, a.protocol() == "h2"
 	a.mu.Unlock()
@@ -188,6 +189,9 @@ func (a *attempt) again(err error, b *sendBody) bool {
 		return false
 	}
 	a.answered, a.before = false, a.sends
+	if b != nil {
+		a.cur = &sendBody{data: a.body}
+	}
 	return true
 }
 

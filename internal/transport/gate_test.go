@@ -46,6 +46,7 @@ func TestResendGate(t *testing.T) {
 		{"a POST sent once", true, wrote(1), nil},
 		{"a POST after sends that wrote nothing", true, []send{{1, false}, {2, false}, {2, true}}, nil},
 		{"a POST sent again after one that wrote", true, wrote(2), errResent},
+		{"a POST whose body was read, sent again before its headers were reported", true, []send{{1, false}, {2, false}}, errResent},
 		{"a GET sent seven times", false, wrote(7), nil},
 		{"a GET sent an eighth time", false, wrote(8), errBound},
 		{"a POST's eighth send", true, []send{{1, false}, {1, false}, {1, false}, {1, false}, {1, false}, {1, false}, {1, false}, {1, false}}, errBound},
@@ -60,6 +61,9 @@ func TestResendGate(t *testing.T) {
 			conns := map[int]*closeCounter{}
 			a := newAttempt(New(Transport{}), context.Background(), roundTripFunc(nil), body, "https")
 			defer a.end()
+			if tc.body && tc.stop == errResent {
+				a.cur.Read(make([]byte, 1)) // the base read the body
+			}
 			for _, s := range tc.sends {
 				if conns[s.conn] == nil {
 					conns[s.conn] = &closeCounter{}
@@ -77,8 +81,9 @@ func TestResendGate(t *testing.T) {
 			if tc.stop != nil {
 				wantClosed = 1 // the stopped send's: its protocol is not known
 			}
-			if _, got := a.failure(errors.New("the base's error")); a.ctx.Err() == nil && tc.stop != nil || tc.stop != nil && got != tc.stop || closed != wantClosed {
-				t.Errorf("context %v, failure %v, %d connections closed; want the attempt stopped with %v, %d closed", a.ctx.Err(), got, closed, tc.stop, wantClosed)
+			reached, got := a.failure(errors.New("the base's error"))
+			if a.ctx.Err() == nil && tc.stop != nil || tc.stop != nil && got != tc.stop || closed != wantClosed || tc.stop == errResent && !reached {
+				t.Errorf("context %v, failure %v (reached %v), %d connections closed; want the attempt stopped with %v, %d closed", a.ctx.Err(), got, reached, closed, tc.stop, wantClosed)
 			}
 		})
 	}

@@ -164,10 +164,7 @@ func (t *Transport) Send(req *http.Request, body []byte, number int) Result {
 		r.Duration = time.Since(start)
 	}
 	if t.Logger != nil && t.Logger.Enabled(req.Context(), slog.LevelDebug) {
-		var id string
-		if r.Header != nil {
-			id = t.Redactor.String(RequestID(r.Header)) // a server may echo the key (the bearer token) here
-		}
+		id := t.Redactor.String(RequestID(r.Header)) // a server may echo the key (the bearer token) here
 		logAttempt(req.Context(), t.Logger, req, number, int(r.Status), id, r.Err, r.Duration)
 	}
 	return r
