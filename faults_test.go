@@ -138,14 +138,15 @@ func testFaultInjection(t *testing.T, h2 bool) {
 	figs.attempts = counter.total.Load()
 	attempts, requests, injected := srv.Attempts(), srv.Requests(), srv.Injected()
 
-	// Every request the server saw is an attempt the SDK logged (or
-	// net/http's one replay of one): no hidden retry, no stray request.
+	// Every request the server saw is an attempt the SDK logged (or a
+	// resend of one, up to seven sends in all, net/http's own bound): no
+	// hidden retry, no stray request.
 	tagged, replays := 0, 0
 	for tag, reqs := range attempts {
 		tagged += len(reqs)
 		replays += len(reqs) - 1
-		if len(reqs) > 2 {
-			t.Errorf("the server saw %d requests of attempt %q: %v; want at most 2 (one replay by net/http)", len(reqs), tag, reqs)
+		if len(reqs) > 7 {
+			t.Errorf("the server saw %d requests of attempt %q: %v; want at most 7 (net/http's own bound)", len(reqs), tag, reqs)
 		}
 		id, n, _ := strings.Cut(tag, "/")
 		if a, err := strconv.Atoi(n); err != nil || a < 1 || a > figs.attemptsOf[id] {
@@ -156,9 +157,9 @@ func testFaultInjection(t *testing.T, h2 bool) {
 		t.Errorf("%d of the server's %d requests were not attempts of a call", requests-tagged, requests)
 	}
 	// New connections are bounded: no storm of connections, each opened for
-	// a resend: at most two per attempt (its own, and one for a resend).
-	if conns := srv.Conns(); conns > 2*figs.attempts {
-		t.Errorf("%d connections for %d attempts; want at most 2 per attempt", conns, figs.attempts)
+	// a resend: at most seven per attempt (one per send).
+	if conns := srv.Conns(); conns > 7*figs.attempts {
+		t.Errorf("%d connections for %d attempts; want at most 7 per attempt", conns, figs.attempts)
 	}
 
 	// CreatePet: never two animals from one call.
@@ -183,7 +184,7 @@ func testFaultInjection(t *testing.T, h2 bool) {
 	}
 	fmt.Fprintf(&b, "fault injection over %s, seed %d: %d calls (ListPets %d, GetPet %d, CreatePet %d) from %d goroutines through one Client\n",
 		proto, seed, total, figs.calls["ListPets"], figs.calls["GetPet"], figs.calls["CreatePet"], goroutines)
-	fmt.Fprintf(&b, "  requests at the server: %d on %d connections; attempts by the SDK: %d (never at the server: %d); retries (attempts - calls): %d; net/http's own replays: %d\n",
+	fmt.Fprintf(&b, "  requests at the server: %d on %d connections; attempts by the SDK: %d (never at the server: %d); retries (attempts - calls): %d; resends within an attempt: %d\n",
 		requests, srv.Conns(), figs.attempts, figs.attempts-int64(len(attempts)), figs.attempts-int64(total), replays)
 	b.WriteString("  faults injected:")
 	for k := faultserver.Kind(1); k < faultserver.NumKinds; k++ {

@@ -61,6 +61,15 @@ func TestReadsRetryStatuses(t *testing.T) {
 	}
 }
 
+// afterReading is a responder that reads the request's body, as a
+// transport that sent the request does, and then fails with err.
+func afterReading(err error) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		io.Copy(io.Discard, req.Body)
+		return nil, err
+	}
+}
+
 func TestCreatePetRetriesOnlyWhenNothingWasCreated(t *testing.T) {
 	t.Parallel()
 	created := jsonResponder(201, `{"id":5,"name":"Rex","categoryId":2}`)
@@ -78,8 +87,10 @@ func TestCreatePetRetriesOnlyWhenNothingWasCreated(t *testing.T) {
 		{"502", jsonResponder(502, ""), 1},
 		{"503", jsonResponder(503, ""), 1},
 		{"504", jsonResponder(504, ""), 1},
-		{"reset after sending", httpmock.NewErrorResponder(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}), 1},
-		{"truncated response", httpmock.NewErrorResponder(io.ErrUnexpectedEOF), 1},
+		{"reset after sending", afterReading(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}), 1},
+		{"truncated response", afterReading(io.ErrUnexpectedEOF), 1},
+		// A transport that never read the body cannot have sent it.
+		{"reset, the body never read", httpmock.NewErrorResponder(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}), 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

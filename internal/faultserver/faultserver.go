@@ -192,10 +192,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/pets":
 		var p newPet
 		if err := json.NewDecoder(r.Body).Decode(&p); err != nil {
-			if s.h2 {
-				return // the connection ended under the request: it is lost
-			}
-			s.t.Errorf("POST body: %v", err)
+			// The connection ended under the request (the attempt's time ran
+			// out between the headers and the body, which the SDK's own body
+			// type sends apart over HTTP/1): it is lost.
+			return
 		}
 		key = CreateKey(p.Name)
 		answer = func(stored *Pet) any {

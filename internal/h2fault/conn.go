@@ -23,7 +23,8 @@ import (
 type h2Conn struct {
 	srv *Server
 	raw net.Conn
-	tc  *tls.Conn
+	tc  *tls.Conn       // nil on an unencrypted server
+	nc  net.Conn        // what the frames go over: tc, or raw
 	ctx context.Context // ends with the connection; parent of the streams'
 	fr  *http2.Framer
 
@@ -70,19 +71,23 @@ func (c *h2Conn) serve() {
 		c.srv.mu.Unlock()
 	}()
 
-	c.tc = tls.Server(c.raw, c.srv.tlsConf)
-	if err := c.tc.HandshakeContext(ctx); err != nil {
-		return
+	c.nc = c.raw
+	if !c.srv.plain {
+		c.tc = tls.Server(c.raw, c.srv.tlsConf)
+		if err := c.tc.HandshakeContext(ctx); err != nil {
+			return
+		}
+		if c.tc.ConnectionState().NegotiatedProtocol != "h2" {
+			return
+		}
+		c.nc = c.tc
 	}
-	if c.tc.ConnectionState().NegotiatedProtocol != "h2" {
-		return
-	}
-	br := bufio.NewReader(c.tc)
+	br := bufio.NewReader(c.nc)
 	preface := make([]byte, len(http2.ClientPreface))
 	if _, err := io.ReadFull(br, preface); err != nil || string(preface) != http2.ClientPreface {
 		return
 	}
-	c.fr = http2.NewFramer(c.tc, br)
+	c.fr = http2.NewFramer(c.nc, br)
 	c.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil) // the connection's one decoder
 	c.henc = hpack.NewEncoder(&c.hbuf)
 	if err := c.write(func() error {
@@ -223,8 +228,10 @@ func (c *h2Conn) startStream(f *http2.MetaHeadersFrame) {
 		RequestURI: f.PseudoValue("path"),
 		RemoteAddr: c.raw.RemoteAddr().String(),
 	}
-	state := c.tc.ConnectionState()
-	req.TLS = &state
+	if c.tc != nil {
+		state := c.tc.ConnectionState()
+		req.TLS = &state
+	}
 	for _, hf := range f.RegularFields() {
 		req.Header.Add(hf.Name, hf.Value)
 	}
@@ -265,10 +272,10 @@ func (c *h2Conn) startStream(f *http2.MetaHeadersFrame) {
 }
 
 // closeGracefully closes the connection after the frames sent: a TLS
-// close_notify, then FIN.
+// close_notify (over TLS), then FIN.
 func (c *h2Conn) closeGracefully() {
 	c.wmu.Lock()
 	c.dead.Store(true)
-	c.tc.Close()
+	c.nc.Close()
 	c.wmu.Unlock()
 }

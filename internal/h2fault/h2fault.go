@@ -61,6 +61,9 @@ type Control interface {
 	Act(f func()) bool
 	// Excluded reports whether a GOAWAY has excluded this stream.
 	Excluded() bool
+	// Ping sends a PING frame (not an ACK): the client's read loop
+	// writes its ACK.
+	Ping()
 	// CloseConn closes the TCP connection at once, with SO_LINGER 0 (the
 	// client gets a TCP reset; what was written before is delivered first
 	// on loopback). Everything after it of this connection's handlers
@@ -71,8 +74,10 @@ type Control interface {
 // Server is an HTTP/2 server over TLS on 127.0.0.1 that runs an
 // http.Handler per stream. Create it with NewServer.
 type Server struct {
-	// URL is https://127.0.0.1:port.
+	// URL is https://127.0.0.1:port (http:// for NewUnencryptedServer).
 	URL string
+
+	plain bool // HTTP/2 without TLS, with prior knowledge (h2c)
 
 	handler http.Handler
 	ln      net.Listener
@@ -141,6 +146,19 @@ func CertPool() *x509.CertPool {
 // t.Cleanup closes it and waits for its goroutines, handlers included.
 func NewServer(t testing.TB, h http.Handler) *Server {
 	t.Helper()
+	return newServer(t, h, false)
+}
+
+// NewUnencryptedServer is NewServer without TLS: HTTP/2 with prior
+// knowledge (h2c, RFC 9113 section 3.3), as golang.org/x/net/http2's
+// Transport with AllowHTTP and net/http's with Protocols (Go 1.24) speak it.
+func NewUnencryptedServer(t testing.TB, h http.Handler) *Server {
+	t.Helper()
+	return newServer(t, h, true)
+}
+
+func newServer(t testing.TB, h http.Handler, plain bool) *Server {
+	t.Helper()
 	cert, _ := certificate()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -149,6 +167,7 @@ func NewServer(t testing.TB, h http.Handler) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		URL:     "https://" + ln.Addr().String(),
+		plain:   plain,
 		handler: h,
 		ln:      ln,
 		tlsConf: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2"}},
@@ -158,6 +177,9 @@ func NewServer(t testing.TB, h http.Handler) *Server {
 	}
 	s.wg.Add(1)
 	go s.acceptLoop()
+	if plain {
+		s.URL = "http://" + ln.Addr().String()
+	}
 	t.Cleanup(s.Close)
 	return s
 }

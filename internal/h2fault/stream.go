@@ -275,6 +275,11 @@ func (st *h2Stream) Excluded() bool {
 	return c.goingAway && st.id > c.goAwayLast
 }
 
+// Ping implements Control.
+func (st *h2Stream) Ping() {
+	st.c.write(func() error { return st.c.fr.WritePing(false, [8]byte{'h', '2', 'f', 'a', 'u', 'l', 't'}) })
+}
+
 // CloseConn implements Control.
 func (st *h2Stream) CloseConn() {
 	c := st.c

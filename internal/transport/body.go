@@ -19,17 +19,14 @@ const (
 var ErrBodyTooLarge = fmt.Errorf("response body exceeds %d MiB", MaxSuccessBody>>20)
 
 // maxFirstBuffer bounds the buffer a Content-Length makes read start with:
-// beyond it, the buffer grows with the bytes that arrive, so that a server
-// that promises 10 MiB and sends nothing costs next to nothing.
+// a server that promises 10 MiB and sends nothing costs next to nothing.
 const maxFirstBuffer = 32 << 10
 
 // read reads resp's body, up to MaxSuccessBody for a 2xx (more is an
 // error), up to MaxErrorBody otherwise (the rest is dropped), and closes
 // it. A 2xx body that cannot be read whole is an error; any other keeps
-// what could be read of it, and cut says what cut it short, so that its
-// status is not lost. Should the attempt's context end first, the read
-// ends with the context's error, whatever the RoundTripper does (see
-// readApart).
+// what arrived, and cut says what cut it short. Should the attempt's
+// context end first, the read ends with its error (see readApart).
 func (a *attempt) read(resp *http.Response) (body []byte, cut, err error) {
 	if resp.Body == nil {
 		return nil, nil, nil
@@ -70,13 +67,11 @@ func (a *attempt) read(resp *http.Response) (body []byte, cut, err error) {
 }
 
 // readApart reads body as readAll does, in a goroutine of its own, and
-// closes it there: a body of a RoundTripper other than net/http's, or a
-// 101's, may block in Read whatever the context says, and its Close may
-// wait for that Read, or drain a body without end (http.ReadResponse's
-// does both). When the attempt's context ends first, context.AfterFunc
-// closes the body, and the read and the close are left behind, holding
-// their goroutine but not the call; so is the close of a body read up to
-// max, which is not waited for.
+// closes it there: a body of another RoundTripper, or a 101's, may block in
+// Read whatever the context says, and its Close wait for that Read or drain
+// without end (http.ReadResponse's does both). When the attempt's context
+// ends first, context.AfterFunc closes the body, and the read and close are
+// left behind, as is the close of a body read up to max.
 func (a *attempt) readApart(body io.ReadCloser, size, max int64) ([]byte, error) {
 	type result struct {
 		data []byte
@@ -110,18 +105,15 @@ func (a *attempt) readApart(body io.ReadCloser, size, max int64) ([]byte, error)
 	}
 }
 
-// errBadRead is a Read that said it read more than it was given, or less
-// than nothing.
+// errBadRead is a Read that returned a count out of range.
 var errBadRead = errors.New("response body: Read returned an impossible count")
 
-// maxEmptyReads is how many Reads in a row may return no byte and no error
-// before readAll gives up with io.ErrNoProgress, as bufio does.
+// maxEmptyReads Reads in a row of no byte and no error end readAll (bufio's rule).
 const maxEmptyReads = 100
 
 // readAll is io.ReadAll(io.LimitReader(r, max)) with a first buffer of size
-// bytes: with an exact Content-Length, the body is read with one allocation.
-// A reader that returns no byte and no error maxEmptyReads times in a row
-// ends it with io.ErrNoProgress rather than a spin.
+// bytes (an exact Content-Length: one allocation), which ends with
+// io.ErrNoProgress after maxEmptyReads empty Reads rather than spin.
 func readAll(r io.Reader, size, max int64) ([]byte, error) {
 	b := make([]byte, 0, size)
 	empty := 0

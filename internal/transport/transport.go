@@ -1,14 +1,12 @@
 // Package transport runs one attempt of a petstore call and hands back
-// what it got as a value (see [Result]): the request sent, at most twice
-// (see attempt.go), under a context that carries the attempt's time limit;
-// the whole response body read within that limit, never more than the
+// what it got as a value (see [Result]): the request sent, again only as
+// the resend gate allows (see gate.go), under a context that carries the
+// attempt's time limit; the response body read within that limit and the
 // SDK's size limits. Without a user's http.Client, it sends through one
-// pooled transport shared by every Client.
-//
-// It exists apart from the client so that these rules, the part of the SDK
-// that must hold against a hostile or broken server, can be read and tested
-// as one piece. It knows nothing of retries, of the API's operations or of
-// errors for the caller: the packages above it decide from the Result.
+// pooled transport shared by every Client. It knows nothing of retries, of
+// the API's operations or of errors for the caller: the packages above it
+// decide from the Result. Apart, these rules, which must hold against a
+// hostile or broken server, are read and tested as one piece.
 package transport
 
 import (
@@ -36,18 +34,11 @@ type Transport struct {
 
 	// Header, if set, returns the header of each attempt's request (body
 	// says whether it has one): a map made once, shared by every attempt,
-	// that nothing writes to. An *http.Transport (Shared, or a user's),
-	// which only reads a request, is handed that map; through any other
-	// RoundTripper each attempt gets a map of its own (with the same
-	// values, whose slices Header.Set and Add replace rather than write
-	// to). RoundTripper's contract forbids writing to the request, but a
-	// hand-written RoundTripper that set a header on it anyway would race
-	// with every other attempt on a shared map. The one piece of user code
-	// an *http.Transport hands the request to is its Proxy function, which
-	// that contract covers as part of the transport (WithHTTPClient's doc
-	// says so): the map saved is about 400 bytes a call.
-	// It is a function, so that printing a Transport never shows what it
-	// sets (the key).
+	// that nothing writes to. Through a RoundTripper other than an
+	// *http.Transport (which only reads a request), each attempt gets a copy:
+	// one that set a header anyway, against RoundTripper's contract, would
+	// race with other attempts. A function, so that printing a Transport
+	// never shows what it sets (the key).
 	Header func(body bool) http.Header
 
 	timeout *TimeoutError // the cause of an attempt's context that ran out of time
@@ -75,20 +66,18 @@ type Result struct {
 	Duration time.Duration // from sending the request to the end of reading the response (when measured)
 	Status   int32         // the response's status; 0 when none arrived
 
-	// Reached, with Err, says the request may have reached the server and
-	// been processed: a response arrived, or a send of it wrote its
-	// headers and nothing showed that the server dropped it unread.
-	Reached bool
-	// Refused, with Err, says every send of the request was refused before
-	// the server could process it (REFUSED_STREAM, a GOAWAY that excluded
-	// it, a kept-alive connection the server had closed): a request with a
-	// body may be sent again, as after a failed dial.
-	Refused bool
+	// Reached, with Err: the request may have been processed. A response
+	// arrived, or a send wrote its headers (through a RoundTripper that
+	// reports no connection: failed other than in a dial), and nothing
+	// proved the server dropped it (see gate.go). Refused, with Err, is its
+	// opposite: every send had no connection (DNS, dial, TLS handshake,
+	// proxy CONNECT: not sent) or was proven unprocessed (its body never
+	// read, REFUSED_STREAM, …): a POST may be sent again, with waits.
+	Reached, Refused bool
 }
 
-// RequestID returns the request id of a response with header h: its
-// X-Request-Id, else its Request-Id. It is h.Get of each, without the work
-// of putting keys that are canonical already in canonical form.
+// RequestID returns h's X-Request-Id, else its Request-Id (h.Get of each,
+// without canonicalising keys that are canonical already).
 func RequestID(h http.Header) string {
 	if v := h["X-Request-Id"]; len(v) > 0 && v[0] != "" {
 		return v[0]
@@ -153,8 +142,7 @@ func (t *Transport) CloseIdleConnections() {
 // whose context is the call's, with body as its body (nil: none), and
 // returns what it got. req is not modified: each send is a copy of it.
 func (t *Transport) Send(req *http.Request, body []byte, number int) Result {
-	base := t.Base()
-	a := newAttempt(t, req.Context(), base, body, req.URL.Scheme)
+	a := newAttempt(t, req.Context(), t.Base(), body, req.URL.Scheme)
 	defer a.end()
 	header := t.header(body != nil)
 	var start time.Time
@@ -169,18 +157,16 @@ func (t *Transport) Send(req *http.Request, body []byte, number int) Result {
 	}
 	if err != nil {
 		// A response whose body failed keeps its status and header.
-		r.Body, r.Cut, r.Err = nil, nil, a.failure(err)
-		r.Reached = r.Status != 0 || a.reached(err)
-		r.Refused = r.Status == 0 && a.refused()
+		r.Body, r.Cut = nil, nil
+		r.Reached, r.Err = a.failure(err)
+		r.Reached = r.Reached || r.Status != 0
+		r.Refused = !r.Reached
 	}
 	if !start.IsZero() {
 		r.Duration = time.Since(start)
 	}
 	if t.Logger != nil && t.Logger.Enabled(req.Context(), slog.LevelDebug) {
-		var id string
-		if r.Header != nil {
-			id = t.Redactor.String(RequestID(r.Header)) // a server may echo the key (the bearer token) here
-		}
+		id := t.Redactor.String(RequestID(r.Header)) // a server may echo the key (the bearer token) here
 		logAttempt(req.Context(), t.Logger, req, number, int(r.Status), id, r.Err, r.Duration)
 	}
 	return r
@@ -198,9 +184,8 @@ func (t *Transport) header(body bool) http.Header {
 	return h
 }
 
-// IsDialError reports whether err says that no connection could be made, so
-// that the request cannot have reached the server: a refused or failed dial
-// or a failed DNS lookup.
+// IsDialError reports whether err says that no connection could be made (a
+// failed dial or DNS lookup): the request cannot have reached the server.
 func IsDialError(err error) bool {
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
@@ -210,9 +195,8 @@ func IsDialError(err error) bool {
 	return errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
-// TimeoutError is an attempt that ran out of its time (Transport.Timeout):
-// the cause of its context. It matches context.DeadlineExceeded, and is a
-// net.Error timeout.
+// TimeoutError is an attempt that ran out of its time (Transport.Timeout),
+// the cause of its context: it matches context.DeadlineExceeded.
 type TimeoutError struct {
 	Limit  time.Duration
 	Source string // where the limit came from, such as "WithTimeout"
@@ -222,7 +206,7 @@ func (e *TimeoutError) Error() string {
 	return "attempt timed out after " + e.Limit.String() + " (" + e.Source + ")"
 }
 
-// Timeout reports true: the error is a timeout.
+// Timeout reports true (a net.Error timeout).
 func (e *TimeoutError) Timeout() bool { return true }
 
 // Is reports whether target is context.DeadlineExceeded.
@@ -231,10 +215,8 @@ func (e *TimeoutError) Is(target error) bool {
 }
 
 // NoRedirects is the CheckRedirect of the http.Client an attempt runs
-// under: a 3xx is the answer of its attempt. The interface defines no
-// redirect, so the SDK follows none: a 3xx comes back as an APIError, the
-// key never goes to another host, a POST never turns into a GET, and one
-// attempt is one request, which WithTimeout and the logs count.
+// under: the interface defines no redirect, so a 3xx is the attempt's
+// answer; the key never goes to another host, a POST never becomes a GET.
 func NoRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // errNoResponse is a RoundTripper that broke its contract.
