@@ -59,7 +59,7 @@ func TestImage(t *testing.T) {
 	// Written and read back, both ways: the same image.
 	oci := filepath.Join(dir, "oci")
 	tarFile := filepath.Join(dir, "image.tar")
-	if err := run(oci, tarFile, bin, runtime.GOARCH, imageName+":test"); err != nil {
+	if err := run(io.Discard, options{oci: oci, tarFile: tarFile, bin: bin, arch: runtime.GOARCH, tag: imageName + ":test"}); err != nil {
 		t.Fatal(err)
 	}
 	fromLayout := readLayout(t, oci)
@@ -107,7 +107,8 @@ func checkStatic(t *testing.T, bin string) {
 	}
 }
 
-// readLayout returns the one image of the OCI layout in dir.
+// readLayout returns the one image of the OCI layout in dir, named
+// imageName:test, with OCI's media types in the index.
 func readLayout(t *testing.T, dir string) v1.Image {
 	t.Helper()
 	idx, err := layout.ImageIndexFromPath(dir)
@@ -120,6 +121,9 @@ func readLayout(t *testing.T, dir string) v1.Image {
 	}
 	if len(m.Manifests) != 1 || m.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != imageName+":test" {
 		t.Fatalf("OCI layout index: %+v, want one image named %s:test", m.Manifests, imageName)
+	}
+	if m.MediaType != ociIndex || m.Manifests[0].MediaType != ociManifest {
+		t.Errorf("OCI layout index: media type %s, its image's %s; want OCI's, %s and %s", m.MediaType, m.Manifests[0].MediaType, ociIndex, ociManifest)
 	}
 	img, err := idx.Image(m.Manifests[0].Digest)
 	if err != nil {
