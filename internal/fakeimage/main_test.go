@@ -397,5 +397,17 @@ func containerUser(t *testing.T, root, user string) *syscall.SysProcAttr {
 			t.Fatal(err)
 		}
 	}
+	// $TMPDIR and the directories above it are not the test's to open: one
+	// that others cannot enter (mktemp -d makes it 0700) keeps the image's
+	// user out.
+	for d := tmp; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
+			t.Logf("%s is closed to others (%v): running the program as root, not the image's %s", d, err, user)
+			return nil
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
 	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}
 }
