@@ -117,7 +117,11 @@ var baseURLSeeds = []string{
 // shows the user info, nor anything that may be user info in a URL that does
 // not parse as one ("https:/user:password@host").
 func FuzzBaseURL(f *testing.F) {
-	f.Setenv(envBaseURL, "") // a blank base URL falls back to ProductionURL
+	// Independent of the caller's environment: a blank base URL falls back
+	// to ProductionURL, and http is checked without PETSTORE_INSECURE_HTTP,
+	// which a CI job may set for all its steps.
+	f.Setenv(envBaseURL, "")
+	f.Setenv(envInsecureHTTP, "")
 	for _, s := range baseURLSeeds {
 		f.Add(s)
 	}

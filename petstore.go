@@ -71,7 +71,7 @@ import (
 
 // Version is the version of this SDK (semantic versioning, no "v" prefix).
 // It is sent in the User-Agent header.
-const Version = "0.3.0"
+const Version = "0.4.0"
 
 // APIVersion is the version of the Pet Store interface this SDK speaks.
 const APIVersion = "1.0.0"

@@ -4,16 +4,29 @@
 // has Go and no Docker. It holds one layer, the program built static
 // (CGO_ENABLED=0) at /petstore-fake, and a config that serves the fake on
 // 0.0.0.0:8080 with the fixed test key pst_fake_test_key, as user
-// 65532:65532, with a HEALTHCHECK through petstore-fake -healthcheck:
+// 65532:65532, with a HEALTHCHECK through petstore-fake -healthcheck. Its
+// media types are OCI's (image index, manifest, config, gzip layer).
 //
 //	cd internal/fakeimage
+//	go run . -push registry.example.com/team/petstore-fake:dev  # to a registry
 //	go run . -oci /tmp/petstore-fake-oci    # an OCI image layout (for skopeo, crane, podman)
 //	go run . -tar /tmp/petstore-fake.tar    # a tarball for docker load -i
+//
+// It needs Go 1.25 or later (go-containerregistry's minimum; the SDK needs
+// 1.23): an older go fetches go1.25.0 through the module proxy, as
+// GOTOOLCHAIN=auto (the default) allows, and stops with GOTOOLCHAIN=local.
+//
+// -push takes the credentials docker login or a credential helper stored
+// (~/.docker/config.json, $DOCKER_CONFIG), else none; it speaks http to a
+// registry on localhost, a loopback or a private (RFC 1918) address, and
+// https elsewhere. Each of -oci, -tar and -push prints a line once done:
+// where it wrote the image and its digests.
 //
 // Without -bin it builds the program from this repository, for linux and
 // -arch (default: this machine's). Its test builds the image, checks the
 // config against the Dockerfile, and runs the program unpacked from the
-// layer with only the image's environment.
+// layer with only the image's environment; another pushes the image to
+// go-containerregistry's registry in memory and pulls it back.
 package main
 
 import (
@@ -30,12 +43,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 	"github.com/petstore/petstore-go"
 )
 
@@ -82,52 +98,94 @@ func imageConfig() v1.Config {
 	}
 }
 
+// options are the command line's: where to write the image, and what to
+// put in it.
+type options struct {
+	oci, tarFile, push string // where: an OCI layout, a tarball, a registry
+	bin, arch, tag     string // what: the program (or ""), its GOARCH, the image's name
+}
+
+const usageHead = `usage: go run . [-push REF] [-oci DIR] [-tar FILE] [-bin FILE] [-arch GOARCH] [-tag NAME]
+
+Builds the container image of cmd/petstore-fake without Docker (the image
+cmd/petstore-fake/Dockerfile describes) and pushes it to a registry, writes
+it as an OCI image layout, as a tarball for docker load, or all three. Needs
+Go 1.25 or later (go-containerregistry's minimum).
+
+`
+
 func main() {
-	oci := flag.String("oci", "", "write the image as an OCI image layout in `DIR`")
-	tarFile := flag.String("tar", "", "write the image as a tarball for docker load in `FILE`")
-	bin := flag.String("bin", "", "the static linux program to put in the image (default: build cmd/petstore-fake)")
-	arch := flag.String("arch", runtime.GOARCH, "the image's architecture (GOARCH)")
-	tag := flag.String("tag", imageName+":"+petstore.Version, "the image's name in the tarball and the layout")
+	var o options
+	flag.StringVar(&o.push, "push", "", "push the image to the registry as `REF` (registry/repository:tag), with docker login's credentials")
+	flag.StringVar(&o.oci, "oci", "", "write the image as an OCI image layout in `DIR`")
+	flag.StringVar(&o.tarFile, "tar", "", "write the image as a tarball for docker load in `FILE`")
+	flag.StringVar(&o.bin, "bin", "", "the static linux program to put in the image (default: build cmd/petstore-fake)")
+	flag.StringVar(&o.arch, "arch", runtime.GOARCH, "the image's architecture (GOARCH)")
+	flag.StringVar(&o.tag, "tag", imageName+":"+petstore.Version, "the image's name in the tarball and the layout")
+	flag.Usage = func() {
+		fmt.Fprint(flag.CommandLine.Output(), usageHead)
+		flag.PrintDefaults()
+	}
 	flag.Parse()
-	if err := run(*oci, *tarFile, *bin, *arch, *tag); err != nil {
+	if err := run(os.Stdout, o, remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
 		fmt.Fprintln(os.Stderr, "fakeimage:", err)
 		os.Exit(1)
 	}
 }
 
-// run builds the program (unless bin names one) and the image, and writes
-// it where oci and tarFile say.
-func run(oci, tarFile, bin, arch, tag string) error {
-	if oci == "" && tarFile == "" {
-		return errors.New("nothing to write: give -oci DIR, -tar FILE or both")
+// run builds the program (unless o.bin names one) and the image, writes it
+// where o says, with push (a registry's credentials, say) for -push, and
+// writes a line to w for each place once it is written there.
+func run(w io.Writer, o options, push ...remote.Option) error {
+	if o.oci == "" && o.tarFile == "" && o.push == "" {
+		return errors.New("nothing to write: give -push REF, -oci DIR, -tar FILE or several")
 	}
-	if bin == "" {
+	var ref name.Reference
+	if o.push != "" {
+		var err error
+		if ref, err = name.ParseReference(o.push); err != nil {
+			return fmt.Errorf("-push: %v", err)
+		}
+	}
+	if o.bin == "" {
 		dir, err := os.MkdirTemp("", "fakeimage")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		if bin, err = buildProgram(dir, arch); err != nil {
+		if o.bin, err = buildProgram(dir, o.arch); err != nil {
 			return err
 		}
 	}
-	img, err := buildImage(bin, arch)
+	img, err := buildImage(o.bin, o.arch)
 	if err != nil {
 		return err
 	}
-	if oci != "" {
-		if err := writeLayout(oci, img, tag); err != nil {
-			return err
-		}
+	digest, err := img.Digest()
+	if err != nil {
+		return err
 	}
-	if tarFile != "" {
-		ref, err := name.NewTag(tag)
-		if err != nil {
+	config, err := img.ConfigName()
+	if err != nil {
+		return err
+	}
+	if o.oci != "" {
+		if err := writeLayout(o.oci, img, o.tag); err != nil {
 			return err
 		}
-		if err := tarball.WriteToFile(tarFile, ref, img); err != nil {
+		fmt.Fprintf(w, "wrote %s: an OCI image layout, %s@%s\n", o.oci, o.tag, digest)
+	}
+	if o.tarFile != "" {
+		if err := writeTarball(o.tarFile, img, o.tag); err != nil {
 			return err
 		}
+		fmt.Fprintf(w, "wrote %s: a tarball for docker load, %s, image ID %s\n", o.tarFile, o.tag, config)
+	}
+	if ref != nil {
+		if err := remote.Write(ref, img, push...); err != nil {
+			return fmt.Errorf("pushing to %s: %w", ref, err)
+		}
+		fmt.Fprintf(w, "pushed %s: %s@%s\n", ref, ref.Context(), digest)
 	}
 	return nil
 }
@@ -160,11 +218,13 @@ func buildImage(bin, arch string) (v1.Image, error) {
 	}
 	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(layerTar)), nil
-	})
+	}, tarball.WithMediaType(types.OCILayer))
 	if err != nil {
 		return nil, err
 	}
-	img, err := mutate.Append(empty.Image, mutate.Addendum{
+	// OCI's media types, not Docker's (go-containerregistry's default).
+	base := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	img, err := mutate.Append(base, mutate.Addendum{
 		Layer:   layer,
 		History: v1.History{CreatedBy: "COPY petstore-fake " + binPath + " # fakeimage", Created: v1.Time{Time: time.Unix(0, 0).UTC()}},
 	})
@@ -209,6 +269,15 @@ func programTar(bin string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// writeTarball writes img as a tarball for docker load in file, named tag.
+func writeTarball(file string, img v1.Image, tag string) error {
+	ref, err := name.NewTag(tag)
+	if err != nil {
+		return err
+	}
+	return tarball.WriteToFile(file, ref, img)
 }
 
 // writeLayout writes img as an OCI image layout in dir, named tag.

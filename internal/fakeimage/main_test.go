@@ -59,7 +59,7 @@ func TestImage(t *testing.T) {
 	// Written and read back, both ways: the same image.
 	oci := filepath.Join(dir, "oci")
 	tarFile := filepath.Join(dir, "image.tar")
-	if err := run(oci, tarFile, bin, runtime.GOARCH, imageName+":test"); err != nil {
+	if err := run(io.Discard, options{oci: oci, tarFile: tarFile, bin: bin, arch: runtime.GOARCH, tag: imageName + ":test"}); err != nil {
 		t.Fatal(err)
 	}
 	fromLayout := readLayout(t, oci)
@@ -107,7 +107,8 @@ func checkStatic(t *testing.T, bin string) {
 	}
 }
 
-// readLayout returns the one image of the OCI layout in dir.
+// readLayout returns the one image of the OCI layout in dir, named
+// imageName:test, with OCI's media types in the index.
 func readLayout(t *testing.T, dir string) v1.Image {
 	t.Helper()
 	idx, err := layout.ImageIndexFromPath(dir)
@@ -120,6 +121,9 @@ func readLayout(t *testing.T, dir string) v1.Image {
 	}
 	if len(m.Manifests) != 1 || m.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != imageName+":test" {
 		t.Fatalf("OCI layout index: %+v, want one image named %s:test", m.Manifests, imageName)
+	}
+	if m.MediaType != ociIndex || m.Manifests[0].MediaType != ociManifest {
+		t.Errorf("OCI layout index: media type %s, its image's %s; want OCI's, %s and %s", m.MediaType, m.Manifests[0].MediaType, ociIndex, ociManifest)
 	}
 	img, err := idx.Image(m.Manifests[0].Digest)
 	if err != nil {
@@ -391,6 +395,18 @@ func containerUser(t *testing.T, root, user string) *syscall.SysProcAttr {
 	for d := root; strings.HasPrefix(d, tmp+string(filepath.Separator)); d = filepath.Dir(d) {
 		if err := os.Chmod(d, 0o755); err != nil {
 			t.Fatal(err)
+		}
+	}
+	// $TMPDIR and the directories above it are not the test's to open: one
+	// that others cannot enter (mktemp -d makes it 0700) keeps the image's
+	// user out.
+	for d := tmp; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
+			t.Logf("%s is closed to others (%v): running the program as root, not the image's %s", d, err, user)
+			return nil
+		}
+		if d == filepath.Dir(d) {
+			break
 		}
 	}
 	return &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid}}
