@@ -68,6 +68,21 @@ func failWith(err error) httpmock.Responder {
 	return func(*http.Request) (*http.Response, error) { return nil, err }
 }
 
+// afterSending is a responder that reads the request's body to its end, as a
+// transport does that sends it, and then answers as r does: without that
+// read, the SDK knows the request was not sent (see internal/transport's
+// proven), and a create is retryable.
+func afterSending(r httpmock.Responder) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		if req.Body != nil {
+			if _, err := io.Copy(io.Discard, req.Body); err != nil {
+				return nil, err
+			}
+		}
+		return r(req)
+	}
+}
+
 // blockUntilDone is a responder that first runs f, if not nil, and then
 // waits until the request's context ends, and fails with its error.
 func blockUntilDone(f func()) httpmock.Responder {
@@ -123,14 +138,9 @@ func retryableCases() []retryableCase {
 		{"no connection: a refused port, retried", true, true, refusedPort},
 		{"no connection: the TLS handshake cut", true, true, handshakeCut},
 		{"every send refused (REFUSED_STREAM)", true, true, refusedStreams},
-		{"reset after sending: ErrOutcomeUnknown for a create", true, false, mockCall(afterReading(errors.New("read: connection reset by peer")))},
+		{"reset after sending: ErrOutcomeUnknown for a create", true, false, mockCall(afterSending(failWith(errors.New("read: connection reset by peer"))))},
 		{"reset, the body never read: nothing sent", true, true, mockCall(failWith(errors.New("read: connection reset by peer")))},
-		{"the per-attempt timeout: ErrOutcomeUnknown for a create", true, false, mockCall(func(req *http.Request) (*http.Response, error) {
-			if req.Body != nil {
-				io.Copy(io.Discard, req.Body) // sent whole, as a transport that wrote it
-			}
-			return blockUntilDone(nil)(req)
-		}, WithTimeout(50*time.Millisecond))},
+		{"the per-attempt timeout: ErrOutcomeUnknown for a create", true, false, mockCall(afterSending(blockUntilDone(nil)), WithTimeout(50*time.Millisecond))},
 		{"a 2xx body cut short: ErrOutcomeUnknown for a create", true, false, mockCall(func(*http.Request) (*http.Response, error) {
 			return &http.Response{StatusCode: 201, Header: http.Header{}, Body: &failingBody{}}, nil
 		})},

@@ -81,11 +81,18 @@ func TestWithSharesConnections(t *testing.T) {
 			}
 			srv.StartTLS()
 			defer srv.Close()
-			c, err := petstore.NewClient(srv.APIKey, append([]petstore.Option{petstore.WithBaseURL(srv.URL)}, tc.opts(srv)...)...)
+			opts := tc.opts(srv)
+			c, err := petstore.NewClient(srv.APIKey, append([]petstore.Option{petstore.WithBaseURL(srv.URL)}, opts...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer c.CloseIdleConnections()
+			// Not on the shared transport: there, CloseIdleConnections would
+			// close every idle connection, those of the parallel tests that
+			// count theirs (TestConnectionsAreReused, the sibling subtest);
+			// srv.Close ends this test's, and TestMain the rest.
+			if opts != nil {
+				defer c.CloseIdleConnections()
+			}
 			clients := []*petstore.Client{c}
 			for _, opt := range []petstore.Option{
 				petstore.WithMaxRetries(0),
@@ -105,7 +112,6 @@ func TestWithSharesConnections(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer other.CloseIdleConnections()
 				clients = append(clients, other)
 			}
 			for _, cl := range clients {
