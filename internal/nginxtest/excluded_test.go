@@ -149,10 +149,21 @@ func (r *excludedRun) report(t *testing.T, ngx *nginxtest.Nginx, stored map[stri
 func checkExcluded(t *testing.T, results []excludedRun) {
 	t.Helper()
 	noRetry, def, plain := results[0], results[1], results[2]
-	failed, bound := len(noRetry.res.Errors), len(plain.res.Errors)+excludedCalls/excludedMargin
+	// API.md bounds an attempt at seven sends; net/http's HTTP/2 client
+	// makes up to eight (it resends after retry 0..6): a call net/http sent
+	// an eighth time would have failed at the SDK's bound.
+	eighth := 0
+	if h, ok := plain.caller.(*nginxtest.NetHTTP); ok {
+		for sends, calls := range h.Sends() {
+			if sends > 7 {
+				eighth += calls
+			}
+		}
+	}
+	failed, bound := len(noRetry.res.Errors), len(plain.res.Errors)+eighth+excludedCalls/excludedMargin
 	if failed > bound {
-		t.Errorf("the SDK with WithMaxRetries(0) failed %d of %d calls, net/http %d: want at most %d (net/http's and 1 in %d)",
-			failed, excludedCalls, len(plain.res.Errors), bound, excludedMargin)
+		t.Errorf("the SDK with WithMaxRetries(0) failed %d of %d calls, net/http %d (and %d more it sent an eighth time): want at most %d (net/http's, those, and 1 in %d)",
+			failed, excludedCalls, len(plain.res.Errors), eighth, bound, excludedMargin)
 	}
 	for _, r := range results[:2] {
 		if r.twice > 0 {
