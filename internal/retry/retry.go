@@ -88,8 +88,11 @@ func (p Policy) Decide(ctx context.Context, n int, r *transport.Result, after Re
 // retryable reports whether r is worth another attempt (see
 // retryableOutcome).
 func (p Policy) retryable(r *transport.Result, asked RetryAfter) bool {
-	if r.Err != nil && !p.Idempotent && r.Refused && !isTimeout(r.Err) {
-		return true // the server dropped every send unread: nothing was created
+	if r.Err != nil && !p.Idempotent {
+		// Only when every send had no connection or was dropped unread:
+		// nothing was created. A dial error after a send that may have
+		// been processed (a RoundTripper's own retry) is no proof.
+		return r.Refused && !isTimeout(r.Err)
 	}
 	return retryableOutcome(p.Idempotent, p.MaxWait, int(r.Status), r.Err, asked)
 }
@@ -99,9 +102,10 @@ func (p Policy) retryable(r *transport.Result, asked RetryAfter) bool {
 //
 // Idempotent requests (GET) are retried on 408, 429, 500, 502, 503 and 504 and
 // on transport errors, timeouts included. Other requests (POST) are retried
-// only when the server cannot have acted on them: on 429, and when the
-// connection could not be made (dial or DNS failure); see also
-// transport.Result.Refused.
+// only when the server cannot have acted on them: on 429, and, with an
+// error, only when transport.Result.Refused says every send had no
+// connection or was dropped unread (see retryable): a dial error alone is
+// no proof, a RoundTripper's own retry may follow a processed send.
 //
 // A 429 or 503 whose Retry-After (asked) asks for more than maxWait is not
 // retried: the caller gets that response, and with it the wait the server
@@ -111,7 +115,7 @@ func retryableOutcome(idempotent bool, maxWait time.Duration, status int, err er
 	case err != nil && idempotent:
 		return retryableTransportError(err)
 	case err != nil:
-		return !isTimeout(err) && transport.IsDialError(err)
+		return false // a POST's: see retryable (transport.Result.Refused)
 	case !RetryableStatus(idempotent, status):
 		return false
 	}

@@ -127,8 +127,9 @@ func TestPolicyErrors(t *testing.T) {
 		r                   *transport.Result
 		wantGet, wantCreate bool
 	}{
-		{"dial refused", failed(dial), true, true},
-		{"dns", failed(dns), true, true},
+		{"dial refused", &transport.Result{Err: dial, Refused: true}, true, true},
+		{"dns", &transport.Result{Err: dns, Refused: true}, true, true},
+		{"dial refused after a send that may have been processed", &transport.Result{Err: dial, Reached: true}, true, false},
 		{"dial timeout", failed(dialTimeout), true, false},
 		{"reset after sending", failed(reset), true, false},
 		{"truncated body", failed(eof), true, false},

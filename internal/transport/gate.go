@@ -4,6 +4,7 @@ package transport
 // another up to maxSends, one with a body only on proof (proven, gotConn).
 
 import (
+	"cmp"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -125,11 +126,14 @@ func (a *attempt) protocol() string {
 // ends the attempt's context, which HTTP/2
 // checks before it writes headers, and closes the connection unless it is
 // HTTP/2 for certain (HTTP/1 writes whatever the context says, on a
-// connection that is the request's alone). The trace once the base has
-// returned (a hedging RoundTripper's late copy) is not counted.
+// connection that is the request's alone). Once the base has returned, a
+// send of a request with a body (a hedging RoundTripper's late copy) is
+// stopped too, which may end the read of the answer that came
+// (ErrOutcomeUnknown, never a second animal); one without is not counted.
 func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	a.mu.Lock()
-	if a.answered || a.stopped != nil {
+	late := a.answered && a.body != nil
+	if !late && (a.answered || a.stopped != nil) {
 		a.mu.Unlock()
 		return
 	}
@@ -139,6 +143,8 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	a.sends++
 	a.conn, a.wrote = info.Conn, false
 	switch {
+	case late:
+		a.stopped, a.mayHave = cmp.Or(a.stopped, errResent), max(a.mayHave, 1)
 	case a.sends > maxSends:
 		a.stopped = errBound
 	case a.body != nil && (a.mayHave > 0 || a.sends-a.before > 1 && a.cur.state.Load() == read):
