@@ -37,6 +37,7 @@ type adversaryWant struct {
 // checkAdversary checks a CreatePet's outcome against want.
 func checkAdversary(t *testing.T, want adversaryWant, stored int64, pet *Pet, err error) {
 	t.Helper()
+	t.Logf("CreatePet = %v, %v; %d stored", pet, err, stored)
 	switch {
 	case stored != want.stored:
 		t.Errorf("the server stored %d animals; want %d (CreatePet = %v, %v)", stored, want.stored, pet, err)

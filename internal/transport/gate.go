@@ -4,7 +4,6 @@ package transport
 // another up to maxSends, one with a body only on proof (proven, gotConn).
 
 import (
-	"cmp"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -126,10 +125,12 @@ func (a *attempt) protocol() string {
 // ends the attempt's context, which HTTP/2
 // checks before it writes headers, and closes the connection unless it is
 // HTTP/2 for certain (HTTP/1 writes whatever the context says, on a
-// connection that is the request's alone). Once the base has returned, a
-// send of a request with a body (a hedging RoundTripper's late copy) is
-// stopped too, which may end the read of the answer that came
-// (ErrOutcomeUnknown, never a second animal); one without is not counted.
+// connection that is the request's alone). Once the base has returned (the
+// attempt is ending), a send of a request with a body, a hedging
+// RoundTripper's late copy, is stopped too, but not counted: over HTTP/1
+// for certain by closing its connection alone, which keeps the answer that
+// came; else as above, which may end that answer's read (ErrOutcomeUnknown,
+// never a second animal). A late send without a body is left alone.
 func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	a.mu.Lock()
 	late := a.answered && a.body != nil
@@ -137,26 +138,32 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 		a.mu.Unlock()
 		return
 	}
-	if a.wrote { // an earlier send that the base did not report failed
-		a.mayHave++
+	if !late {
+		if a.wrote { // an earlier send that the base did not report failed
+			a.mayHave++
+		}
+		a.sends++
 	}
-	a.sends++
 	a.conn, a.wrote = info.Conn, false
+	proto := a.protocol()
 	switch {
-	case late:
-		a.stopped, a.mayHave = cmp.Or(a.stopped, errResent), max(a.mayHave, 1)
+	case late && proto == "http/1.1":
+	case late: // the answer's read may end: say why
+		a.stopped = errResent
 	case a.sends > maxSends:
 		a.stopped = errBound
 	case a.body != nil && (a.mayHave > 0 || a.sends-a.before > 1 && a.cur.state.Load() == read):
 		a.stopped, a.mayHave = errResent, max(a.mayHave, 1)
 	}
-	stopped, h2 := a.stopped != nil, a.protocol() == "h2"
+	stopped := a.stopped != nil
 	a.mu.Unlock()
-	if !stopped {
+	if stopped {
+		a.cancel()
+	}
+	if !stopped && !late {
 		return
 	}
-	a.cancel()
-	if c := info.Conn; c != nil && !h2 {
+	if c := info.Conn; c != nil && proto != "h2" {
 		if tc, ok := c.(*tls.Conn); ok {
 			c = tc.NetConn() // no close_notify: nothing more is written
 		}
