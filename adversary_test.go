@@ -20,6 +20,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/petstore/petstore-go/internal/h2fault"
+	"golang.org/x/net/http2"
 )
 
 // Attacks on the first safety promise (issue 27) with servers and
@@ -420,4 +421,22 @@ func TestAdversaryGETBound(t *testing.T) {
 	if err == nil || gets.Load() > 7 || strings.Contains(err.Error(), testKey) {
 		t.Errorf("ListPets: %v after %d GETs; want an error after 7 at most", err, gets.Load())
 	}
+}
+
+// init adds to the resend matrix (TestResendMatrix) a transport it did not
+// run: x/net/http2's h2c registered for http:// on a caller's
+// *http.Transport. Its connections are neither TLS nor the
+// *http.Transport's own: the protocol is not known (a processed POST was
+// sent six times, and stored six times, while the gate took it for HTTP/1).
+func init() {
+	vias = append(vias, via{name: "x/net/http2 h2c registered on an *http.Transport (RegisterProtocol)", servers: []string{overH2C}, rt: func(t *testing.T, r *rig) http.RoundTripper {
+		h2c := &http2.Transport{AllowHTTP: true, DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
+			return r.dial(ctx, network, addr)
+		}}
+		t.Cleanup(h2c.CloseIdleConnections)
+		tr := &http.Transport{}
+		tr.RegisterProtocol("http", h2c)
+		t.Cleanup(tr.CloseIdleConnections)
+		return tr
+	}})
 }

@@ -101,20 +101,23 @@ func refusedStream(text string) bool {
 }
 
 // protocol returns the last send's protocol where it is certain: a
-// *tls.Conn's ALPN (none, through a bare *http.Transport: HTTP/1.1), plain
-// http's through a bare *http.Transport (its Protocols); else "".
+// *tls.Conn's ALPN (none, through a bare *http.Transport: HTTP/1.1), h2c
+// through a bare *http.Transport whose Protocols say so; else "". Plain
+// http through a bare *http.Transport is not HTTP/1 for certain: a
+// RoundTripper registered for it (RegisterProtocol, x/net/http2's h2c say)
+// speaks what it will, on connections of its own.
 func (a *attempt) protocol() string {
 	t, bare := a.base.(*http.Transport)
 	tc, isTLS := a.conn.(*tls.Conn)
 	switch {
 	case isTLS && (tc.ConnectionState().NegotiatedProtocol != "" || !bare):
 		return tc.ConnectionState().NegotiatedProtocol
-	case !bare || !isTLS && !a.plain:
-		return ""
-	case !isTLS && plainHTTP2(t):
+	case isTLS:
+		return "http/1.1"
+	case bare && a.plain && plainHTTP2(t):
 		return "h2"
 	}
-	return "http/1.1"
+	return ""
 }
 
 // gotConn runs as a send gets its connection (httptrace's GotConn). It stops

@@ -147,15 +147,18 @@ func TestProven(t *testing.T) {
 		{"GOAWAY excluding the stream", nil, wrapper, false, wrap(textGoAway), false, true},
 		{"GOAWAY with an error code", nil, wrapper, false, errors.New(textGoAwayCode + "ENHANCE_YOUR_CALM"), false, true},
 		{"REFUSED_STREAM, wrapped", nil, wrapper, false, &url.Error{Op: "Post", Err: wrap("stream error: stream ID 3; REFUSED_STREAM; received from peer")}, false, true},
-		{"HTTP/1 for certain, a failed write", plain, bare, true, fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", write), false, true},
+		{"HTTP/1 for certain, a failed write", noALPN, bare, false, fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", write), false, true},
 		{"TLS without ALPN, bare, a failed write", noALPN, bare, false, write, false, true},
-		{"HTTP/1 for certain, closed idle", plain, bare, true, errors.New(textServerClosedIdle), false, true},
+		{"HTTP/1 for certain, closed idle", noALPN, bare, false, errors.New(textServerClosedIdle), false, true},
+		// A protocol registered for http (x/net/http2's h2c) may take it.
+		{"plain http, bare, a failed write", plain, bare, true, write, false, false},
+		{"plain http, bare, closed idle", plain, bare, true, errors.New(textServerClosedIdle), false, false},
 		{"TLS without ALPN through a wrapper, a failed write", noALPN, wrapper, false, write, false, false},
 		{"plain http through a wrapper, a failed write", plain, wrapper, true, write, false, false},
 		{"plain http through a wrapper, closed idle", plain, wrapper, true, errors.New(textServerClosedIdle), false, false},
 		{"a wrapped connection, a failed write", plain, bare, false, write, false, false},
-		{"HTTP/1, a failed read", plain, bare, true, read, false, false},
-		{"HTTP/1, a write's text only", plain, bare, true, errors.New("write tcp: broken pipe"), false, false},
+		{"HTTP/1, a failed read", noALPN, bare, false, read, false, false},
+		{"HTTP/1, a write's text only", noALPN, bare, false, errors.New("write tcp: broken pipe"), false, false},
 		{"PROTOCOL_ERROR", nil, wrapper, false, wrap("stream error: stream ID 3; PROTOCOL_ERROR; received from peer"), false, false},
 		{"REFUSED_STREAM of a bad id", nil, wrapper, false, errors.New("stream error: stream ID x; REFUSED_STREAM; received from peer"), false, false},
 		{"REFUSED_STREAM sent by the client", nil, wrapper, false, errors.New("stream error: stream ID 3; REFUSED_STREAM"), false, false},
@@ -269,7 +272,9 @@ func TestServerClosedIdleText(t *testing.T) {
 		}
 	}}
 	err := post(httptrace.WithClientTrace(context.Background(), trace))
-	a := &attempt{base: tr, plain: true, wrote: true}
+	raw, peer := net.Pipe() // net/http's text over TLS without ALPN, where it is a proof
+	t.Cleanup(func() { raw.Close(); peer.Close() })
+	a := &attempt{base: tr, conn: tls.Client(raw, &tls.Config{}), wrote: true}
 	if err == nil || err.Error() != textServerClosedIdle || !a.proven(err, nil, true) {
 		t.Errorf("second POST: %v; want %q, a proof", err, textServerClosedIdle)
 	}
