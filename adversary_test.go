@@ -336,6 +336,15 @@ func TestAdversaryRoundTrippers(t *testing.T) {
 				return nil, errors.New("round tripper: broken pipe")
 			})
 		}, adversaryWant{stored: 0}},
+		{"it sends, then fails with the request's dump (the key in it)", func(base http.RoundTripper) http.RoundTripper {
+			return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				dump, _ := httputil.DumpRequest(req, false)
+				if resp, err := base.RoundTrip(req); err == nil {
+					resp.Body.Close()
+				}
+				return nil, errors.New("round tripper: lost the answer to " + strings.ToUpper(string(dump)) + string(dump))
+			})
+		}, adversaryWant{stored: 1}},
 		{"it asks for 100-continue", func(base http.RoundTripper) http.RoundTripper {
 			return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 				r := req.Clone(req.Context())
@@ -439,4 +448,30 @@ func init() {
 		t.Cleanup(tr.CloseIdleConnections)
 		return tr
 	}})
+}
+
+// TestAdversaryCallerEndsIn201: the caller's context ends while a 201's
+// body is on its way: the animal was created, and the error says so.
+func TestAdversaryCallerEndsIn201(t *testing.T) {
+	t.Parallel()
+	var stored atomic.Int64
+	headers := make(chan struct{})
+	url := matrixServer(t, overH1, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		stored.Add(1)
+		w.Header().Set("Content-Length", "40")
+		w.WriteHeader(http.StatusCreated)
+		w.(http.Flusher).Flush()
+		close(headers)
+		<-r.Context().Done()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-headers; cancel() }()
+	c := adversaryClient(t, url, adversaryTransport(t, nil))
+	pet, err := c.CreatePet(ctx, NewPet{Name: "Rex", CategoryID: 1})
+	checkAdversary(t, adversaryWant{stored: 1}, stored.Load(), pet, err)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("CreatePet's error %v does not match context.Canceled", err)
+	}
 }
