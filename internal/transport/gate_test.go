@@ -60,7 +60,7 @@ func TestResendGate(t *testing.T) {
 			}
 			conns := map[int]*closeCounter{}
 			a := newAttempt(New(Transport{}), context.Background(), roundTripFunc(nil), body, "https")
-			defer a.end()
+			defer a.cancel()
 			if tc.body && tc.stop == errResent {
 				a.cur.Read(make([]byte, 1)) // the base read the body
 			}

@@ -10,13 +10,10 @@ import (
 	"time"
 )
 
-// logAttempt writes the Debug record of one attempt, which ended with a
-// response of status with request id id, or with err (its status and id
-// are then not logged): never a header, a body or the URL's query.
+// logAttempt writes the Debug record of one attempt (l is enabled for it),
+// which ended with a response of status with request id id, or with err
+// (status and id then not logged): never a header, a body or the URL's query.
 func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, attempt, status int, id string, err error, d time.Duration) {
-	if !l.Enabled(ctx, slog.LevelDebug) {
-		return
-	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
 		slog.String("host", req.URL.Host), // production, staging or a fake
