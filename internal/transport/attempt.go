@@ -27,6 +27,7 @@ type attempt struct {
 	conn     net.Conn  // of the last send
 	sends    int       // sends that got a connection (GotConn)
 	wrote    bool      // the last send wrote its headers
+	failed   bool      // the last send's write failed (WroteRequest)
 	mayHave  int       // sends that may have been processed (see again)
 	before   int       // sends counted before the SDK's last RoundTrip
 	cur      *sendBody // the body of the SDK's last send; written by again only
@@ -43,7 +44,7 @@ func newAttempt(t *Transport, call context.Context, base http.RoundTripper, body
 	} else {
 		ctx, a.cancel = context.WithCancel(call)
 	}
-	a.trace.GotConn, a.trace.WroteHeaders = a.gotConn, a.wroteHeaders
+	a.trace.GotConn, a.trace.WroteHeaders, a.trace.WroteRequest = a.gotConn, a.wroteHeaders, a.wroteRequest
 	a.ctx = httptrace.WithClientTrace(ctx, &a.trace)
 	_, a.bounded = base.(*http.Transport)
 	if body != nil {

@@ -37,8 +37,10 @@ var errBound = errors.New("the request was sent 7 times within one attempt, and 
 //     its error code (RFC 9113 section 6.8); both texts come only from a
 //     stream above the last stream id.
 //  4. On a connection that is HTTP/1 for certain (see protocol): a write of
-//     the request failed (its last byte never left: RFC 9112 forbids
-//     pipelining after a POST, and the body ends with "}"), or net/http
+//     the request failed, as returned and reported to the trace (HTTP/2, as
+//     through RegisterProtocol, reports its request written before its read
+//     loop's write fails): its last byte never left (RFC 9112 forbids
+//     pipelining after a POST, and the body ends with "}"); or net/http
 //     closed a kept-alive connection the server had closed while idle.
 //  5. For a request without a body, the trace: the send had a connection
 //     and wrote no header.
@@ -57,7 +59,7 @@ func (a *attempt) proven(err error, b *sendBody, got bool) bool {
 		}
 	}
 	var opErr *net.OpError
-	return h1 && errors.As(err, &opErr) && opErr.Op == "write" || b == nil && got && !a.wrote
+	return h1 && a.failed && errors.As(err, &opErr) && opErr.Op == "write" || b == nil && got && !a.wrote
 }
 
 // net/http's (and x/net/http2's) texts of errors it does not export.
@@ -126,7 +128,7 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 		a.mayHave++
 	}
 	a.sends++
-	a.conn, a.wrote = info.Conn, false
+	a.conn, a.wrote, a.failed = info.Conn, false, false
 	switch {
 	case a.sends > maxSends:
 		a.stopped = errBound
@@ -154,6 +156,13 @@ func (a *attempt) wroteHeaders() {
 	if !a.answered && a.stopped == nil {
 		a.wrote = true
 	}
+	a.mu.Unlock()
+}
+
+// wroteRequest runs as a send's write ends (httptrace's WroteRequest).
+func (a *attempt) wroteRequest(info httptrace.WroteRequestInfo) {
+	a.mu.Lock()
+	a.failed = info.Err != nil
 	a.mu.Unlock()
 }
 

@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -165,7 +167,7 @@ func TestProven(t *testing.T) {
 	}
 	var got, want []string
 	for _, tc := range tests {
-		a := &attempt{conn: tc.conn, base: tc.base, plain: tc.plain, wrote: true}
+		a := &attempt{conn: tc.conn, base: tc.base, plain: tc.plain, wrote: true, failed: true}
 		b := &sendBody{data: []byte("{}")}
 		if !tc.unread {
 			b.Read(make([]byte, 1))
@@ -375,4 +377,57 @@ func BenchmarkFlushCost(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestFailedWriteOverHTTP1 runs rule 4 of proven on the Go that runs the
+// test: over HTTP/1.1 through a bare *http.Transport, the first connection's
+// writes fail once its headers went out (net/http returns the write's error
+// as it is, and reports it to the trace): the SDK sends the POST again, on a
+// new connection, and the server stores it once. The same error with the
+// request reported written (HTTP/2 through RegisterProtocol) is no proof.
+func TestFailedWriteOverHTTP1(t *testing.T) {
+	t.Parallel()
+	var stored atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if b, err := io.ReadAll(r.Body); err == nil && len(b) > 0 {
+			stored.Add(1)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	var dials atomic.Int32
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil || dials.Add(1) > 1 {
+			return c, err
+		}
+		return &failSecondWrite{Conn: c}, nil
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/pets", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(Transport{User: &http.Client{Transport: tr}}).Send(req, []byte(`{"name":"Rex","categoryId":1}`), 1)
+	if r.Err != nil || r.Status != 200 || dials.Load() != 2 || stored.Load() != 1 {
+		t.Errorf("Send: %v, status %d; %d connections, %d stored; want 200 on the second connection, stored once", r.Err, r.Status, dials.Load(), stored.Load())
+	}
+	a := &attempt{conn: &net.TCPConn{}, base: tr, plain: true, wrote: true}
+	b := &sendBody{data: []byte("{}")}
+	b.Read(make([]byte, 2))
+	if a.proven(&net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}, b, true) {
+		t.Error("proven: a failed write after the request was reported written is a proof; want none")
+	}
+}
+
+// failSecondWrite is a connection whose writes after the first fail.
+type failSecondWrite struct {
+	net.Conn
+	n atomic.Int32
+}
+
+func (c *failSecondWrite) Write(p []byte) (int, error) {
+	if c.n.Add(1) > 1 {
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}
+	}
+	return c.Conn.Write(p)
 }
