@@ -68,10 +68,14 @@ func failWith(err error) httpmock.Responder {
 	return func(*http.Request) (*http.Response, error) { return nil, err }
 }
 
-// blockUntilDone is a responder that first runs f, if not nil, and then
-// waits until the request's context ends, and fails with its error.
+// blockUntilDone is a responder that reads the request's body, as a server
+// that got the request does, runs f, if not nil, and then waits until the
+// request's context ends, and fails with its error.
 func blockUntilDone(f func()) httpmock.Responder {
 	return func(req *http.Request) (*http.Response, error) {
+		if req.Body != nil {
+			io.Copy(io.Discard, req.Body)
+		}
 		if f != nil {
 			f()
 		}
@@ -123,7 +127,7 @@ func retryableCases() []retryableCase {
 		{"no connection: a refused port, retried", true, true, refusedPort},
 		{"no connection: the TLS handshake cut", true, true, handshakeCut},
 		{"every send refused (REFUSED_STREAM)", true, true, refusedStreams},
-		{"reset after sending: ErrOutcomeUnknown for a create", true, false, mockCall(failWith(errors.New("read: connection reset by peer")))},
+		{"reset after sending: ErrOutcomeUnknown for a create", true, false, mockCall(afterReading(errors.New("read: connection reset by peer")))},
 		{"the per-attempt timeout: ErrOutcomeUnknown for a create", true, false, mockCall(blockUntilDone(nil), WithTimeout(50*time.Millisecond))},
 		{"a 2xx body cut short: ErrOutcomeUnknown for a create", true, false, mockCall(func(*http.Request) (*http.Response, error) {
 			return &http.Response{StatusCode: 201, Header: http.Header{}, Body: &failingBody{}}, nil
