@@ -80,11 +80,19 @@ func WithBaseURL(u string) Option {
 // whatever the Transport does; until a response arrives, the Transport must
 // itself give up when the request's context ends, as net/http's does. The
 // SDK counts, through net/http's httptrace, every request sent with an
-// attempt's context, to let net/http resend it at most once: a Transport
-// that sends other requests of its own (to fetch a token, say) should give
-// them a context of their own. Like any RoundTripper, the Transport must
-// not modify the request it is handed, nor must an *http.Transport's Proxy
-// function: the SDK shares one header map among the requests of a Client.
+// attempt's context, so that nothing below it sends a CreatePet again
+// without proof that the server cannot have processed it (a RoundTripper
+// that retries or hedges is stopped before its second send is written): a
+// Transport that sends other requests of its own (to fetch a token, say)
+// should give them a context of their own. Like any RoundTripper, the
+// Transport must not modify the request it is handed, nor must an
+// *http.Transport's Proxy function: the SDK shares one header map among the
+// requests of a Client. For the HTTP/2 health pings of the default transport
+// (Go 1.24 or later; see the package doc), set them on your own transport:
+//
+//	tr := http.DefaultTransport.(*http.Transport).Clone()
+//	tr.HTTP2 = &http.HTTP2Config{SendPingTimeout: 10 * time.Second, PingTimeout: 5 * time.Second}
+//	c, err := petstore.NewClient("", petstore.WithHTTPClient(&http.Client{Transport: tr}))
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) { c.httpClient, c.httpSet = hc, true }
 }

@@ -89,10 +89,11 @@ func (c *Client) ListPets(ctx context.Context, p ListPetsParams) ([]Pet, error) 
 
 // CreatePet adds an animal and returns it as the server stored it, with its
 // new ID. It is sent again or retried only when the server cannot have
-// acted on it (a 429, no connection, a stream the server refused or
-// excluded with a GOAWAY), so one call never creates two animals. When the
-// request may have reached the server and got no usable answer, the error
-// matches [ErrOutcomeUnknown]: list the animals before creating it again.
+// acted on it (a 429, no connection, its body never read, a stream refused
+// or excluded by a GOAWAY, a failed HTTP/1.1 write), so one call never
+// creates two animals. When the request may have reached the server and got
+// no usable answer, the error matches [ErrOutcomeUnknown]: list the animals
+// before creating it again.
 func (c *Client) CreatePet(ctx context.Context, p NewPet) (*Pet, error) {
 	if p.Name == "" {
 		return nil, &ParamError{Field: "NewPet.Name", Reason: "is empty"}

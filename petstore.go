@@ -34,15 +34,22 @@
 //
 // Reads (ListPets, GetPet) are retried on 408, 429, 500, 502, 503 and 504
 // and on transport errors; CreatePet only when the animal cannot have been
-// created (429, or no connection could be made). Within an attempt a
-// request is sent at most twice: a second time at once when the server
-// cannot have processed the first (a REFUSED_STREAM, a GOAWAY that
-// excluded it, a connection that ended before any of it was written), or,
-// for a read, whatever the cause. By default a call makes up
-// to 3 attempts, waits 500ms to 8s between them, and each attempt times out
-// after 30s; see [WithMaxRetries], [WithRetryWait] and [WithTimeout]. The
-// context passed to each method bounds the whole call. [WithObserver] sees
-// every attempt, for metrics and request ids.
+// created (429, or no connection was had: DNS, dial, TLS handshake, proxy
+// CONNECT). By default a call makes up to 3 attempts, waits 500ms to 8s
+// between them, and each attempt times out after 30s; see [WithMaxRetries],
+// [WithRetryWait] and [WithTimeout]. The context passed to each method
+// bounds the whole call. [WithObserver] sees every attempt.
+//
+// Within an attempt, a read may be sent up to seven times (net/http's own
+// bound; the third and later after pauses of 1s, 2s, 4s …). A CreatePet is
+// sent again, up to the same bound, only on proof that the server cannot
+// have processed the earlier send: its body never read, a REFUSED_STREAM, a
+// GOAWAY that excluded it, a failed write on an HTTP/1.1 connection.
+//
+// Built with Go 1.24 or later, the default transport pings an HTTP/2
+// connection that has received nothing for 10s, and closes it if no answer
+// comes within 5s: a connection dropped silently costs at most 15s, not a
+// call's attempts. A [WithHTTPClient] client is never modified (see there).
 //
 // # Testing
 //
@@ -201,9 +208,7 @@ var operations = [numOps]operation{
 // go-retryablehttp's: backoff returns the wait the policy decided in
 // checkRetry, after the observer has heard of the attempt, and
 // go-retryablehttp waits on the call's context (its request's), as it
-// documents. All of it is one allocation of 968 bytes, in the 1024-byte
-// size class (TestCallSize): the response took it past the 896-byte class,
-// 128 bytes a call.
+// documents. All of it is one allocation of 968 bytes (TestCallSize).
 type call struct {
 	c        *Client
 	body     []byte // the JSON body; nil: none

@@ -76,6 +76,15 @@ var vias = []via{
 		t.Cleanup(tr.CloseIdleConnections)
 		return tr
 	}},
+	{name: "x/net/http2 h2c registered in an *http.Transport", servers: []string{overH2C}, rt: func(t *testing.T, r *rig) http.RoundTripper {
+		h2c := &http2.Transport{AllowHTTP: true, DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
+			return r.dial(ctx, network, addr)
+		}}
+		tr := &http.Transport{}
+		tr.RegisterProtocol("http", h2c) // the *http.Transport hands it every http:// request
+		t.Cleanup(h2c.CloseIdleConnections)
+		return tr
+	}},
 	{name: "go-retryablehttp's RoundTripper", servers: []string{overH1, overH2}, noProof: true, rt: func(t *testing.T, r *rig) http.RoundTripper {
 		rc := retryablehttp.NewClient()
 		rc.HTTPClient = &http.Client{Transport: r.transport(t)}

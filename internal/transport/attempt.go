@@ -9,14 +9,11 @@ import (
 	"sync"
 )
 
-// attempt is one attempt of a call. Its context (ctx), that of every
-// request it sends, is made with context.WithTimeoutCause under the call's:
-// a RoundTripper sees the earlier deadline, an Err of DeadlineExceeded once
-// the attempt's time has run out and a *TimeoutError as its cause; with the
-// attempt's httptrace.ClientTrace added (over a caller's), through which
-// the gate counts the sends (see gate.go). It ends with the attempt (end).
+// attempt is one attempt of a call. Its context (ctx), every send's, is made
+// with context.WithTimeoutCause under the call's (a RoundTripper sees the
+// earlier deadline, DeadlineExceeded, a *timeoutError as cause) and carries
+// the attempt's httptrace.ClientTrace, over a caller's: the gate's (gate.go).
 type attempt struct {
-	t      *Transport
 	call   context.Context // the call's context
 	ctx    context.Context // the attempt's
 	cancel context.CancelFunc
@@ -24,13 +21,13 @@ type attempt struct {
 	body   []byte // the request's body; nil: none
 	trace  httptrace.ClientTrace
 
-	bounded bool // a bare *http.Transport: its context bounds a body's read (not a 101's), its trace reports every connection
-	plain   bool // the request's scheme is http
-
+	bounded  bool // a bare *http.Transport: its context bounds a body's read (not a 101's), its trace reports every connection
+	plain    bool // the request's scheme is http
 	mu       sync.Mutex
 	conn     net.Conn  // of the last send
 	sends    int       // sends that got a connection (GotConn)
 	wrote    bool      // the last send wrote its headers
+	failed   bool      // the last send's write failed (WroteRequest)
 	mayHave  int       // sends that may have been processed (see again)
 	before   int       // sends counted before the SDK's last RoundTrip
 	cur      *sendBody // the body of the SDK's last send; written by again only
@@ -40,14 +37,14 @@ type attempt struct {
 
 // newAttempt starts an attempt of t, under the call's context, through base.
 func newAttempt(t *Transport, call context.Context, base http.RoundTripper, body []byte, scheme string) *attempt {
-	a := &attempt{t: t, call: call, base: base, body: body, plain: scheme == "http"}
+	a := &attempt{call: call, base: base, body: body, plain: scheme == "http"}
 	var ctx context.Context
 	if t.Timeout > 0 {
 		ctx, a.cancel = context.WithTimeoutCause(call, t.Timeout, t.timeout)
 	} else {
 		ctx, a.cancel = context.WithCancel(call)
 	}
-	a.trace.GotConn, a.trace.WroteHeaders = a.gotConn, a.wroteHeaders
+	a.trace.GotConn, a.trace.WroteHeaders, a.trace.WroteRequest = a.gotConn, a.wroteHeaders, a.wroteRequest
 	a.ctx = httptrace.WithClientTrace(ctx, &a.trace)
 	_, a.bounded = base.(*http.Transport)
 	if body != nil {
@@ -55,9 +52,6 @@ func newAttempt(t *Transport, call context.Context, base http.RoundTripper, body
 	}
 	return a
 }
-
-// end ends the attempt's context, and net/http's work on its requests.
-func (a *attempt) end() { a.cancel() }
 
 // send sends req with header and the attempt's body, and again while the
 // gate says so (see again); it returns the last send's response or error.
@@ -90,7 +84,7 @@ func (a *attempt) send(req *http.Request, header http.Header) (*http.Response, e
 
 // failure returns whether a send of an attempt that failed with err may have
 // been processed (Result.Reached), and its error: the call's context's, a
-// *TimeoutError, the gate's, or err in the SDK's words.
+// *timeoutError, the gate's, or err in the SDK's words.
 func (a *attempt) failure(err error) (bool, error) {
 	a.mu.Lock()
 	stopped, reached := a.stopped, a.mayHave > 0
@@ -100,10 +94,8 @@ func (a *attempt) failure(err error) (bool, error) {
 		return reached, err
 	case callErr != nil:
 		return reached, callErr // net/http may return a cause the caller gave, which matches no context error
-	case errors.Is(a.ctx.Err(), context.DeadlineExceeded) && a.t.timeout != nil:
-		return reached, a.t.timeout
-	case errors.Is(a.ctx.Err(), context.DeadlineExceeded): // a Transport not made by New
-		return reached, &TimeoutError{Limit: a.t.Timeout, Source: a.t.Source}
+	case errors.Is(a.ctx.Err(), context.DeadlineExceeded):
+		return reached, context.Cause(a.ctx) // the Transport's timeoutError
 	case stopped != nil:
 		return reached, stopped
 	}

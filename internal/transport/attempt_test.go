@@ -30,7 +30,7 @@ func seeCtx(ctx context.Context) ctxSeen {
 // RoundTripper (or an *http.Transport's Proxy function) sees it: its
 // deadline is the earlier of the call's and the attempt's; once the
 // attempt's time has run out, its Err is DeadlineExceeded and its cause
-// the attempt's *TimeoutError; once the call's context ends, the call's.
+// the attempt's *timeoutError; once the call's context ends, the call's.
 func TestAttemptContext(t *testing.T) {
 	t.Parallel()
 	const limit = 50 * time.Millisecond
@@ -48,9 +48,9 @@ func TestAttemptContext(t *testing.T) {
 			if !got.HasDeadline || got.Deadline.After(start.Add(limit+time.Second)) || got.Deadline.Before(start.Add(limit)) {
 				return "deadline " + got.Deadline.String() + "; want the attempt's"
 			}
-			var te *TimeoutError
+			var te *timeoutError
 			if got.Err != context.DeadlineExceeded || !errors.As(got.Cause, &te) || te.Limit != limit {
-				return "Err " + errString(got.Err) + ", cause " + errString(got.Cause) + "; want DeadlineExceeded, the attempt's *TimeoutError"
+				return "Err " + errString(got.Err) + ", cause " + errString(got.Cause) + "; want DeadlineExceeded, the attempt's *timeoutError"
 			}
 			return ""
 		}},
@@ -139,7 +139,7 @@ func TestAttemptTrace(t *testing.T) {
 		return &http.Response{StatusCode: 200, Body: http.NoBody}, nil
 	})
 	a = newAttempt(New(Transport{}), call, rt, nil, "https")
-	defer a.end()
+	defer a.cancel()
 	req, _ := http.NewRequestWithContext(call, http.MethodGet, "https://petstore.test/v1/pets", nil)
 	if _, err := a.send(req, http.Header{}); err != nil {
 		t.Fatal(err)

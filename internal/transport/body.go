@@ -14,19 +14,17 @@ const (
 	MaxErrorBody   = 64 << 10 // of any other body, the rest is dropped
 )
 
-// ErrBodyTooLarge is a 2xx body over MaxSuccessBody; the retry policy does
-// not retry it.
+// ErrBodyTooLarge is a 2xx body over MaxSuccessBody (not retried).
 var ErrBodyTooLarge = fmt.Errorf("response body exceeds %d MiB", MaxSuccessBody>>20)
 
-// maxFirstBuffer bounds the buffer a Content-Length makes read start with:
-// a server that promises 10 MiB and sends nothing costs next to nothing.
+// maxFirstBuffer bounds read's first buffer: a server that promises 10 MiB
+// in Content-Length and sends nothing costs next to nothing.
 const maxFirstBuffer = 32 << 10
 
-// read reads resp's body, up to MaxSuccessBody for a 2xx (more is an
-// error), up to MaxErrorBody otherwise (the rest is dropped), and closes
-// it. A 2xx body that cannot be read whole is an error; any other keeps
-// what arrived, and cut says what cut it short. Should the attempt's
-// context end first, the read ends with its error (see readApart).
+// read reads and closes resp's body: a 2xx up to MaxSuccessBody, whole or
+// an error; any other up to MaxErrorBody (the rest dropped), keeping what
+// arrived, with cut saying what cut it short. Should the attempt's context
+// end first, the read ends with its error (see readApart).
 func (a *attempt) read(resp *http.Response) (body []byte, cut, err error) {
 	if resp.Body == nil {
 		return nil, nil, nil
@@ -41,9 +39,8 @@ func (a *attempt) read(resp *http.Response) (body []byte, cut, err error) {
 		size = min(resp.ContentLength, limit, maxFirstBuffer) + 1 // +1: room to see EOF
 	}
 	if a.bounded && resp.StatusCode != http.StatusSwitchingProtocols {
-		// net/http ends the read, and makes Close return at once, when
-		// the request's context ends; but it hands over the connection of
-		// a 101, and stops watching the context.
+		// net/http ends the read, and Close at once, when the request's
+		// context ends (not a 101's: it hands over the connection).
 		body, err = readAll(resp.Body, size, limit+1)
 		resp.Body.Close()
 	} else {
@@ -66,12 +63,11 @@ func (a *attempt) read(resp *http.Response) (body []byte, cut, err error) {
 	return body, err, nil
 }
 
-// readApart reads body as readAll does, in a goroutine of its own, and
-// closes it there: a body of another RoundTripper, or a 101's, may block in
-// Read whatever the context says, and its Close wait for that Read or drain
-// without end (http.ReadResponse's does both). When the attempt's context
-// ends first, context.AfterFunc closes the body, and the read and close are
-// left behind, as is the close of a body read up to max.
+// readApart reads body as readAll does, and closes it, in a goroutine of its
+// own: another RoundTripper's body, or a 101's, may block in Read whatever
+// the context says, and Close wait for that Read or drain without end. When
+// the attempt's context ends first, context.AfterFunc closes the body, and
+// the read and close are left behind, as is the close of a body read to max.
 func (a *attempt) readApart(body io.ReadCloser, size, max int64) ([]byte, error) {
 	type result struct {
 		data []byte
@@ -90,9 +86,7 @@ func (a *attempt) readApart(body io.ReadCloser, size, max int64) ([]byte, error)
 	}()
 	select {
 	case r := <-done:
-		if int64(len(r.data)) >= max {
-			// The read stopped at the cap: the rest is not wanted, and
-			// Close may drain it without end. It goes on alone.
+		if int64(len(r.data)) >= max { // the rest is not wanted: Close may drain it without end
 			return r.data, r.err
 		}
 		select {
@@ -105,11 +99,9 @@ func (a *attempt) readApart(body io.ReadCloser, size, max int64) ([]byte, error)
 	}
 }
 
-// errBadRead is a Read that returned a count out of range.
 var errBadRead = errors.New("response body: Read returned an impossible count")
 
-// maxEmptyReads Reads in a row of no byte and no error end readAll (bufio's rule).
-const maxEmptyReads = 100
+const maxEmptyReads = 100 // Reads in a row of no byte and no error end readAll (bufio's rule)
 
 // readAll is io.ReadAll(io.LimitReader(r, max)) with a first buffer of size
 // bytes (an exact Content-Length: one allocation), which ends with

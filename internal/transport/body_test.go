@@ -29,13 +29,13 @@ func TestBodyReadEndsWithContext(t *testing.T) {
 			return &Transport{User: headersArrived(started)}, rawServer(t, stall(upgradeHead))
 		}, false},
 		{"101 upgrade, attempt timeout", func(t *testing.T, started chan struct{}) (*Transport, string) {
-			return &Transport{User: headersArrived(started), Timeout: 200 * time.Millisecond}, rawServer(t, stall(upgradeHead))
+			return New(Transport{User: headersArrived(started), Timeout: 200 * time.Millisecond}), rawServer(t, stall(upgradeHead))
 		}, true},
 		{"2xx body from a transport that ignores the context", func(t *testing.T, started chan struct{}) (*Transport, string) {
 			return &Transport{User: &http.Client{Transport: blockingTransport(200, `[{"id":1,`, started)}}, "http://petstore.test"
 		}, false},
 		{"2xx body from a transport that ignores the context, attempt timeout", func(t *testing.T, started chan struct{}) (*Transport, string) {
-			return &Transport{User: &http.Client{Transport: blockingTransport(200, `[{"id":1,`, started)}, Timeout: 200 * time.Millisecond}, "http://petstore.test"
+			return New(Transport{User: &http.Client{Transport: blockingTransport(200, `[{"id":1,`, started)}, Timeout: 200 * time.Millisecond}), "http://petstore.test"
 		}, true},
 		{"404 body from a transport that ignores the context", func(t *testing.T, started chan struct{}) (*Transport, string) {
 			return &Transport{User: &http.Client{Transport: blockingTransport(404, `{"code":"not_found",`, started)}}, "http://petstore.test"
@@ -68,8 +68,8 @@ func TestBodyReadEndsWithContext(t *testing.T) {
 			if r.Body != nil || !errors.Is(r.Err, want) {
 				t.Errorf("Send = %q, %v; want no body and an error that matches %v", r.Body, r.Err, want)
 			}
-			if tc.timeout && !errors.As(r.Err, new(*TimeoutError)) {
-				t.Errorf("Send: %v; want a *TimeoutError", r.Err)
+			if tc.timeout && !errors.As(r.Err, new(*timeoutError)) {
+				t.Errorf("Send: %v; want a *timeoutError", r.Err)
 			}
 		})
 	}

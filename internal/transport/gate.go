@@ -27,18 +27,20 @@ var errBound = errors.New("the request was sent 7 times within one attempt, and 
 // been processed; got: it had a connection. b is its body (nil: none).
 // Each proof, with its source:
 //
-//  1. The SDK's own: the transport never read a byte of the body (see
-//     sendBody), whatever the protocol or RoundTripper. net/http's HTTP/1
-//     flushes the headers before it reads a body not known to be in memory,
-//     so a connection dead before the request went out leaves it unread.
+//  1. The SDK's own: the transport never read a byte of the body (sendBody),
+//     whatever the protocol or RoundTripper. net/http's HTTP/1 flushes the
+//     headers before it reads a body not known to be in memory, so a
+//     connection dead before the request went out leaves it unread.
 //  2. net/http and golang.org/x/net/http2: the server refused the stream
 //     (REFUSED_STREAM, RFC 9113 section 8.7).
 //  3. The same: a GOAWAY whose last stream id is below the stream, whatever
 //     its error code (RFC 9113 section 6.8); both texts come only from a
 //     stream above the last stream id.
 //  4. On a connection that is HTTP/1 for certain (see protocol): a write of
-//     the request failed (its last byte never left: RFC 9112 forbids
-//     pipelining after a POST, and the body ends with "}"), or net/http
+//     the request failed, as returned and reported to the trace (HTTP/2, as
+//     through RegisterProtocol, reports its request written before its read
+//     loop's write fails): its last byte never left (RFC 9112 forbids
+//     pipelining after a POST, and the body ends with "}"); or net/http
 //     closed a kept-alive connection the server had closed while idle.
 //  5. For a request without a body, the trace: the send had a connection
 //     and wrote no header.
@@ -50,14 +52,14 @@ func (a *attempt) proven(err error, b *sendBody, got bool) bool {
 	}
 	h1 := a.protocol() == "http/1.1"
 	for e := err; e != nil; e = errors.Unwrap(e) {
-		text := withoutAdvice(e.Error())
+		text := ownWords(e).Error()
 		if refusedStream(text) || text == textGoAway || strings.HasPrefix(text, textGoAwayCode) ||
 			(h1 && text == textServerClosedIdle) {
 			return true
 		}
 	}
 	var opErr *net.OpError
-	return h1 && errors.As(err, &opErr) && opErr.Op == "write" || b == nil && got && !a.wrote
+	return h1 && a.failed && errors.As(err, &opErr) && opErr.Op == "write" || b == nil && got && !a.wrote
 }
 
 // net/http's (and x/net/http2's) texts of errors it does not export.
@@ -72,28 +74,18 @@ const (
 	textCannotRetrySuffix = "] after Request.Body was written; define Request.GetBody to avoid this error"
 )
 
-// withoutAdvice returns text without the HTTP/2 client's "cannot retry"
-// words around a cause, if it holds them.
-func withoutAdvice(text string) string {
-	i := strings.Index(text, textCannotRetryPrefix)
-	j := strings.Index(text, textCannotRetrySuffix)
-	if i < 0 || j < i {
-		return text
-	}
-	return text[:i] + text[i+len(textCannotRetryPrefix):j] + text[j+len(textCannotRetrySuffix):]
-}
-
 // ownWords returns err, or, if its text holds the HTTP/2 client's advice to
-// define Request.GetBody, an error of the same text without it.
+// define Request.GetBody around a cause, an error of its text without it.
 func ownWords(err error) error {
-	if text := withoutAdvice(err.Error()); text != err.Error() {
-		return errors.New(text)
+	text := err.Error()
+	i, j := strings.Index(text, textCannotRetryPrefix), strings.Index(text, textCannotRetrySuffix)
+	if i < 0 || j < i {
+		return err
 	}
-	return err
+	return errors.New(text[:i] + text[i+len(textCannotRetryPrefix):j] + text[j+len(textCannotRetrySuffix):])
 }
 
-// refusedStream reports whether text is the error of a stream the server
-// refused.
+// refusedStream reports whether text is the error of a refused stream.
 func refusedStream(text string) bool {
 	id, ok := strings.CutPrefix(text, textStreamErrorPrefix)
 	id, ok2 := strings.CutSuffix(id, textRefusedSuffix)
@@ -101,11 +93,9 @@ func refusedStream(text string) bool {
 }
 
 // protocol returns the last send's protocol where it is certain: a
-// *tls.Conn's ALPN (none, through a bare *http.Transport: HTTP/1.1), h2c
-// through a bare *http.Transport whose Protocols say so; else "". Plain
-// http through a bare *http.Transport is not HTTP/1 for certain: a
-// RoundTripper registered for it (RegisterProtocol, x/net/http2's h2c say)
-// speaks what it will, on connections of its own.
+// *tls.Conn's ALPN (none, through a bare *http.Transport: HTTP/1.1), h2c by a
+// bare *http.Transport's Protocols; else "" (plain http may be anything a
+// RoundTripper registered for it, such as x/net/http2's h2c).
 func (a *attempt) protocol() string {
 	t, bare := a.base.(*http.Transport)
 	tc, isTLS := a.conn.(*tls.Conn)
@@ -121,19 +111,13 @@ func (a *attempt) protocol() string {
 }
 
 // gotConn runs as a send gets its connection (httptrace's GotConn). It stops
-// a send beyond maxSends, and one of a request with a body after a send that
-// may have been processed: one that wrote its headers, or, within one
-// RoundTrip, that read the body (net/http resends a body only unread; the
-// trace reports headers once written, when a hedge may be out already). It
-// ends the attempt's context, which HTTP/2
-// checks before it writes headers, and closes the connection unless it is
-// HTTP/2 for certain (HTTP/1 writes whatever the context says, on a
-// connection that is the request's alone). Once the base has returned (the
-// attempt is ending), a send of a request with a body, a hedging
-// RoundTripper's late copy, is stopped too, but not counted: over HTTP/1
-// for certain by closing its connection alone, which keeps the answer that
-// came; else as above, which may end that answer's read (ErrOutcomeUnknown,
-// never a second animal). A late send without a body is left alone.
+// a send beyond maxSends, and one with a body after a send that may have been
+// processed (it wrote its headers, or, within one RoundTrip, read the body)
+// or once the base has returned (a hedge's late copy, not counted): it ends
+// the attempt's context, which HTTP/2 checks before writing headers, and
+// closes the connection unless it is HTTP/2 for certain (HTTP/1 writes
+// whatever the context says). A late copy over HTTP/1 for certain only
+// loses its connection: the answer that came is kept.
 func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	a.mu.Lock()
 	late := a.answered && a.body != nil
@@ -147,7 +131,7 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 		}
 		a.sends++
 	}
-	a.conn, a.wrote = info.Conn, false
+	a.conn, a.wrote, a.failed = info.Conn, false, false
 	proto := a.protocol()
 	switch {
 	case late && proto == "http/1.1":
@@ -174,8 +158,8 @@ func (a *attempt) gotConn(info httptrace.GotConnInfo) {
 	}
 }
 
-// wroteHeaders runs when a send's headers have been written (httptrace's
-// WroteHeaders; HTTP/1 calls it before it flushes them: early, never late).
+// wroteHeaders runs as a send's headers are written (httptrace's; HTTP/1
+// calls it before it flushes them: early, never late).
 func (a *attempt) wroteHeaders() {
 	a.mu.Lock()
 	if !a.answered && a.stopped == nil {
@@ -184,10 +168,16 @@ func (a *attempt) wroteHeaders() {
 	a.mu.Unlock()
 }
 
+// wroteRequest runs as a send's write ends (httptrace's WroteRequest).
+func (a *attempt) wroteRequest(info httptrace.WroteRequestInfo) {
+	a.mu.Lock()
+	a.failed = info.Err != nil
+	a.mu.Unlock()
+}
+
 // again settles the last send, which failed with err (b its body), and
-// reports whether the SDK sends it again:
-// it had a connection and is proven unprocessed (and every earlier send of
-// a request with a body too).
+// reports whether the SDK sends it again: it had a connection and is proven
+// unprocessed (and every earlier send of a request with a body too).
 func (a *attempt) again(err error, b *sendBody) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -211,10 +201,10 @@ func (a *attempt) again(err error, b *sendBody) bool {
 	return true
 }
 
-// pause waits before the SDK's own resend as net/http's HTTP/2 client
-// does: the second send at once, the third after 1 s, then 2 s, 4 s …, each
-// with up to 10 % more at random. It reports false, at once, if the
-// attempt's context would end first.
+// pause waits before the SDK's own resend as net/http's HTTP/2 client does:
+// the second send at once, the third after 1 s, then 2 s, 4 s …, each with
+// up to 10 % more at random. It reports false, at once, if the attempt's
+// context would end first.
 func (a *attempt) pause() bool {
 	a.mu.Lock()
 	n := a.sends + 1
@@ -229,16 +219,14 @@ func (a *attempt) pause() bool {
 	}
 	select {
 	case <-time.After(d): // collected once it fires or is dropped (Go 1.23)
-		return true
 	case <-a.ctx.Done():
-		return false
 	}
+	return a.ctx.Err() == nil
 }
 
 // sendBody is the body of one send, of a type of the SDK's own, so that the
-// SDK knows whether the transport read it (see proven). net/http's HTTP/1
-// flushes the headers of a body it does not know to be in memory before it
-// reads it, in a write of their own (BenchmarkFlushCost measures it).
+// SDK knows whether the transport read it (see proven; BenchmarkFlushCost
+// measures the write of their own net/http's HTTP/1 gives the headers then).
 type sendBody struct {
 	data  []byte
 	off   int          // only Read, called by one goroutine at a time, touches it

@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -60,7 +62,7 @@ func TestResendGate(t *testing.T) {
 			}
 			conns := map[int]*closeCounter{}
 			a := newAttempt(New(Transport{}), context.Background(), roundTripFunc(nil), body, "https")
-			defer a.end()
+			defer a.cancel()
 			if tc.body && tc.stop == errResent {
 				a.cur.Read(make([]byte, 1)) // the base read the body
 			}
@@ -168,7 +170,7 @@ func TestProven(t *testing.T) {
 	}
 	var got, want []string
 	for _, tc := range tests {
-		a := &attempt{conn: tc.conn, base: tc.base, plain: tc.plain, wrote: true}
+		a := &attempt{conn: tc.conn, base: tc.base, plain: tc.plain, wrote: true, failed: true}
 		b := &sendBody{data: []byte("{}")}
 		if !tc.unread {
 			b.Read(make([]byte, 1))
@@ -380,4 +382,84 @@ func BenchmarkFlushCost(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestFailedWriteOverHTTP1 runs rule 4 of proven on the Go that runs the
+// test: over HTTP/1.1 for certain (TLS, ALPN http/1.1) through a bare
+// *http.Transport, the first connection's writes fail once its headers went
+// out (net/http returns the write's error as it is, and reports it to the
+// trace): the SDK sends the POST again, on a new connection, and the server
+// stores it once. The same error with the request reported written (HTTP/2
+// through RegisterProtocol) is no proof; nor is it over plain http, which a
+// RoundTripper registered for it may speak as HTTP/2.
+func TestFailedWriteOverHTTP1(t *testing.T) {
+	t.Parallel()
+	var stored atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if b, err := io.ReadAll(r.Body); err == nil && len(b) > 0 {
+			stored.Add(1)
+		}
+	}))
+	srv.StartTLS() // HTTP/1.1 only: ALPN http/1.1
+	t.Cleanup(srv.Close)
+	tlsConfig := srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	var dials atomic.Int32
+	tr := &http.Transport{DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		w := &failSecondWrite{Conn: c}
+		cfg := tlsConfig.Clone()
+		cfg.ServerName, _, _ = net.SplitHostPort(addr)
+		tc := tls.Client(w, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+		if dials.Add(1) == 1 {
+			w.armed.Store(true) // the first connection: its writes after the headers fail
+		}
+		return tc, nil
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/pets", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(Transport{User: &http.Client{Transport: tr}}).Send(req, []byte(`{"name":"Rex","categoryId":1}`), 1)
+	if r.Err != nil || r.Status != 200 || dials.Load() != 2 || stored.Load() != 1 {
+		t.Errorf("Send: %v, status %d; %d connections, %d stored; want 200 on the second connection, stored once", r.Err, r.Status, dials.Load(), stored.Load())
+	}
+	writeErr := &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}
+	for _, tc := range []struct {
+		name   string
+		a      *attempt
+		failed bool
+	}{
+		{"TLS without ALPN, the write reported failed", &attempt{conn: tls.Client(&net.TCPConn{}, &tls.Config{}), base: tr, wrote: true, failed: true}, true},
+		{"TLS without ALPN, the request reported written", &attempt{conn: tls.Client(&net.TCPConn{}, &tls.Config{}), base: tr, wrote: true}, false},
+		{"plain http, the write reported failed", &attempt{conn: &net.TCPConn{}, base: tr, plain: true, wrote: true, failed: true}, false},
+	} {
+		b := &sendBody{data: []byte("{}")}
+		b.Read(make([]byte, 2))
+		if got := tc.a.proven(writeErr, b, true); got != tc.failed {
+			t.Errorf("%s: proven = %v; want %v", tc.name, got, tc.failed)
+		}
+	}
+}
+
+// failSecondWrite is a connection whose writes after the first, once
+// armed, fail.
+type failSecondWrite struct {
+	net.Conn
+	armed atomic.Bool // writes before it is armed (the TLS handshake's) are not counted
+	n     atomic.Int32
+}
+
+func (c *failSecondWrite) Write(p []byte) (int, error) {
+	if c.armed.Load() && c.n.Add(1) > 1 {
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}
+	}
+	return c.Conn.Write(p)
 }

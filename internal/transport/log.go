@@ -10,27 +10,19 @@ import (
 	"time"
 )
 
-// logAttempt writes the Debug record of one attempt, which ended with a
-// response of status with request id id, or with err (its status and id
-// are then not logged): never a header, a body or the URL's query.
+// logAttempt writes the Debug record of one attempt (l is enabled for it),
+// which ended with a response of status with request id id, or with err
+// (status and id then not logged): never a header, a body or the URL's query.
 func logAttempt(ctx context.Context, l *slog.Logger, req *http.Request, attempt, status int, id string, err error, d time.Duration) {
-	if !l.Enabled(ctx, slog.LevelDebug) {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("method", req.Method),
-		slog.String("host", req.URL.Host), // production, staging or a fake
-		slog.String("path", req.URL.EscapedPath()),
-		slog.Int("attempt", attempt),
-	}
+	attrs := []slog.Attr{slog.String("method", req.Method), slog.String("host", req.URL.Host),
+		slog.String("path", req.URL.EscapedPath()), slog.Int("attempt", attempt)}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", errorClass(err)))
+		attrs = append(attrs, slog.String("error", errorClass(err)), slog.Duration("duration", d))
 	} else {
-		attrs = append(attrs, slog.Int("status", status))
-	}
-	attrs = append(attrs, slog.Duration("duration", d))
-	if id != "" && err == nil {
-		attrs = append(attrs, slog.String("request_id", id))
+		attrs = append(attrs, slog.Int("status", status), slog.Duration("duration", d))
+		if id != "" {
+			attrs = append(attrs, slog.String("request_id", id))
+		}
 	}
 	l.LogAttrs(ctx, slog.LevelDebug, "petstore: attempt", attrs...)
 }

@@ -22,7 +22,7 @@ func TestErrorClass(t *testing.T) {
 		want string
 	}{
 		{context.Canceled, "canceled"},
-		{&TimeoutError{}, "timeout"},
+		{&timeoutError{}, "timeout"},
 		{fmt.Errorf("read: %w", context.DeadlineExceeded), "timeout"},
 		{ErrBodyTooLarge, "body too large"},
 		{&url.Error{Op: "Get", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host"}}}, "dns"},

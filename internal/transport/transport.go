@@ -1,12 +1,10 @@
-// Package transport runs one attempt of a petstore call and hands back
-// what it got as a value (see [Result]): the request sent, again only as
-// the resend gate allows (see gate.go), under a context that carries the
-// attempt's time limit; the response body read within that limit and the
-// SDK's size limits. Without a user's http.Client, it sends through one
-// pooled transport shared by every Client. It knows nothing of retries, of
-// the API's operations or of errors for the caller: the packages above it
-// decide from the Result. Apart, these rules, which must hold against a
-// hostile or broken server, are read and tested as one piece.
+// Package transport runs one attempt of a petstore call and hands back what
+// it got as a value ([Result]): the request sent, again only as the resend
+// gate allows (gate.go), under a context with the attempt's time limit; the
+// response body read within that limit and the SDK's size limits. Without a
+// user's http.Client, it sends through one pooled transport shared by every
+// Client. It knows nothing of retries, operations or the caller's errors:
+// the packages above decide from the Result.
 package transport
 
 import (
@@ -32,21 +30,18 @@ type Transport struct {
 	Redactor *redact.Redactor // hides the key in what a server chose (the request ids logged)
 	Timed    bool             // measure Result.Duration even without a Logger (for an observer)
 
-	// Header, if set, returns the header of each attempt's request (body
-	// says whether it has one): a map made once, shared by every attempt,
-	// that nothing writes to. Through a RoundTripper other than an
-	// *http.Transport (which only reads a request), each attempt gets a copy:
-	// one that set a header anyway, against RoundTripper's contract, would
-	// race with other attempts. A function, so that printing a Transport
-	// never shows what it sets (the key).
+	// Header, if set, returns the header of each attempt's request (body: it
+	// has one), made once, written by nothing: through a RoundTripper other
+	// than an *http.Transport, each attempt gets a copy (one that set a header
+	// would race with others). A function: a printed Transport hides the key.
 	Header func(body bool) http.Header
 
-	timeout *TimeoutError // the cause of an attempt's context that ran out of time
+	timeout *timeoutError // the cause of an attempt's context that ran out of time
 }
 
 // New returns a Transport with t's settings.
 func New(t Transport) *Transport {
-	t.timeout = &TimeoutError{Limit: t.Timeout, Source: t.Source}
+	t.timeout = &timeoutError{Limit: t.Timeout, Source: t.Source}
 	return &t
 }
 
@@ -58,21 +53,19 @@ type Result struct {
 	Cut    error       // what cut a non-2xx body short, if anything did (its Body is what arrived)
 
 	// Err is why the attempt got no usable response: a transport error, a
-	// *TimeoutError, the call's context's error, a 2xx body cut short or
-	// over MaxSuccessBody. Body and Cut are then unset; Status and Header
-	// are those of a response whose body failed.
+	// timeout (a net.Error matching context.DeadlineExceeded), the call's
+	// context's error, a 2xx body cut short or over MaxSuccessBody. Body and
+	// Cut are then unset; Status and Header are a failed body's response's.
 	Err error
 
 	Duration time.Duration // from sending the request to the end of reading the response (when measured)
 	Status   int32         // the response's status; 0 when none arrived
 
-	// Reached, with Err: the request may have been processed. A response
-	// arrived, or a send wrote its headers (through a RoundTripper that
-	// reports no connection: failed other than in a dial), and nothing
-	// proved the server dropped it (see gate.go). Refused, with Err, is its
-	// opposite: every send had no connection (DNS, dial, TLS handshake,
-	// proxy CONNECT: not sent) or was proven unprocessed (its body never
-	// read, REFUSED_STREAM, …): a POST may be sent again, with waits.
+	// Reached, with Err: the request may have been processed (a response
+	// arrived, or a send wrote its headers and nothing proved it dropped:
+	// gate.go). Refused, with Err, is its opposite: every send had no
+	// connection (DNS, dial, TLS handshake, proxy CONNECT) or was proven
+	// unprocessed: a POST may be sent again, with waits.
 	Reached, Refused bool
 }
 
@@ -88,13 +81,11 @@ func RequestID(h http.Header) string {
 	return ""
 }
 
-// Shared returns the transport of every Client made without
-// WithHTTPClient: a clone of http.DefaultTransport (proxy from the
-// environment, same dial and TLS settings), with an idle pool sized for many
-// goroutines on one host and, built with Go 1.24 or later, HTTP/2 health
-// pings (see PingAfter). Should http.DefaultTransport have been replaced
-// (by a mock, say) when it is first needed, it starts from the settings
-// net/http's default has instead: a mock must not become the SDK's for good.
+// Shared returns the transport of every Client made without WithHTTPClient:
+// a clone of http.DefaultTransport, with an idle pool sized for many
+// goroutines on one host and, from Go 1.24, HTTP/2 health pings (PingAfter).
+// Should http.DefaultTransport have been replaced (by a mock, say), it starts
+// from net/http's default settings: a mock must not become the SDK's for good.
 var Shared = sync.OnceValue(func() *http.Transport {
 	t, ok := http.DefaultTransport.(*http.Transport)
 	if ok {
@@ -111,12 +102,12 @@ var Shared = sync.OnceValue(func() *http.Transport {
 	}
 	t.MaxIdleConns = 256
 	t.MaxIdleConnsPerHost = 128
-	health(t) // HTTP/2 health pings, from Go 1.24 (health_go124.go)
+	health(t)
 	return t
 })
 
-// Base returns the http.RoundTripper an attempt sends through now: the user's
-// client's Transport (http.DefaultTransport when nil), or Shared.
+// Base returns what an attempt sends through now: the user's client's
+// Transport (http.DefaultTransport when nil), or Shared.
 func (t *Transport) Base() http.RoundTripper {
 	if t.User == nil {
 		return Shared()
@@ -127,9 +118,8 @@ func (t *Transport) Base() http.RoundTripper {
 	return http.DefaultTransport
 }
 
-// CloseIdleConnections closes the idle connections of what the attempts
-// send through: the user's client's transport, as http.Client's
-// CloseIdleConnections does, or Shared.
+// CloseIdleConnections closes the idle connections of the user's client's
+// transport (as http.Client's does), or Shared's.
 func (t *Transport) CloseIdleConnections() {
 	if t.User != nil {
 		t.User.CloseIdleConnections()
@@ -143,7 +133,7 @@ func (t *Transport) CloseIdleConnections() {
 // returns what it got. req is not modified: each send is a copy of it.
 func (t *Transport) Send(req *http.Request, body []byte, number int) Result {
 	a := newAttempt(t, req.Context(), t.Base(), body, req.URL.Scheme)
-	defer a.end()
+	defer a.cancel() // ends net/http's work on the attempt's requests
 	header := t.header(body != nil)
 	var start time.Time
 	if t.Logger != nil || t.Timed {
@@ -156,9 +146,7 @@ func (t *Transport) Send(req *http.Request, body []byte, number int) Result {
 		r.Body, r.Cut, err = a.read(resp)
 	}
 	if err != nil {
-		// A response whose body failed keeps its status and header.
-		r.Body, r.Cut = nil, nil
-		r.Reached, r.Err = a.failure(err)
+		r.Reached, r.Err = a.failure(err) // a response whose body failed keeps its status and header
 		r.Reached = r.Reached || r.Status != 0
 		r.Refused = !r.Reached
 	}
@@ -188,36 +176,25 @@ func (t *Transport) header(body bool) http.Header {
 // failed dial or DNS lookup): the request cannot have reached the server.
 func IsDialError(err error) bool {
 	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return true
-	}
 	var opErr *net.OpError
-	return errors.As(err, &opErr) && opErr.Op == "dial"
+	return errors.As(err, &dnsErr) || errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
-// TimeoutError is an attempt that ran out of its time (Transport.Timeout),
-// the cause of its context: it matches context.DeadlineExceeded.
-type TimeoutError struct {
+// timeoutError is an attempt that ran out of its time (Transport.Timeout),
+// the cause of its context: a net.Error timeout, context.DeadlineExceeded.
+type timeoutError struct {
 	Limit  time.Duration
 	Source string // where the limit came from, such as "WithTimeout"
 }
 
-func (e *TimeoutError) Error() string {
+func (e *timeoutError) Error() string {
 	return "attempt timed out after " + e.Limit.String() + " (" + e.Source + ")"
 }
+func (e *timeoutError) Timeout() bool        { return true }
+func (e *timeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
-// Timeout reports true (a net.Error timeout).
-func (e *TimeoutError) Timeout() bool { return true }
-
-// Is reports whether target is context.DeadlineExceeded.
-func (e *TimeoutError) Is(target error) bool {
-	return target == context.DeadlineExceeded
-}
-
-// NoRedirects is the CheckRedirect of the http.Client an attempt runs
-// under: the interface defines no redirect, so a 3xx is the attempt's
-// answer; the key never goes to another host, a POST never becomes a GET.
+// NoRedirects is the CheckRedirect of the http.Client a call runs under: a
+// 3xx is the attempt's answer (the key never goes to another host).
 func NoRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// errNoResponse is a RoundTripper that broke its contract.
 var errNoResponse = errors.New("the http.RoundTripper returned no response and no error")
