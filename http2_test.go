@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -181,6 +182,10 @@ func TestNoStormOverHTTP2(t *testing.T) {
 		"every stream refused":                func(_ http.ResponseWriter, c h2fault.Control) { c.ResetStream(http2.ErrCodeRefusedStream) },
 		"every request a GOAWAY":              func(_ http.ResponseWriter, c h2fault.Control) { c.GoAway(c.StreamID()-2, http2.ErrCodeNo) },
 	}
+	// The cases wait out their pauses and attempt limits (up to 15 s) side
+	// by side, on goroutines of this test, not in -parallel's few slots.
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for name, end := range ends {
 		for _, retries := range []int{0, 2} {
 			for client := range map[string]bool{"default transport": true, "caller's h2 transport": true} {
@@ -188,8 +193,9 @@ func TestNoStormOverHTTP2(t *testing.T) {
 					if op == "CreatePet" && name == "every stream reset (PROTOCOL_ERROR)" {
 						continue // sent once: TestPOSTAfterProcessingIsNeverSentAgain
 					}
-					t.Run(name+", "+client+", retries "+strconv.Itoa(retries)+", "+op, func(t *testing.T) {
-						t.Parallel()
+					wg.Add(1)
+					go t.Run(name+", "+client+", retries "+strconv.Itoa(retries)+", "+op, func(t *testing.T) {
+						defer wg.Done()
 						var n h2Counts
 						srv := h2fault.NewServer(t, n.handler(end))
 						var perAttempt []int64 // requests the server got in each attempt

@@ -281,3 +281,25 @@ func TestNewClientInsecureHTTPFromEnvironment(t *testing.T) {
 		}
 	})
 }
+
+// TestAttemptTimeoutSource: the error of an attempt that ran out of time
+// says where its limit came from; the default's names no option, so that a
+// program built on the SDK (cmd/petstore) shows it as it is.
+func TestAttemptTimeoutSource(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		opts []Option
+		want string
+	}{
+		{"default", nil, "the default limit per attempt"},
+		{"WithTimeout", []Option{WithTimeout(time.Second)}, "WithTimeout"},
+		{"WithHTTPClient's Timeout", []Option{WithHTTPClient(&http.Client{Timeout: time.Second})}, "the WithHTTPClient client's Timeout"},
+	}
+	for _, tc := range tests {
+		cfg := newConfig(tc.opts)
+		if _, got := cfg.attemptTimeout(); got != tc.want {
+			t.Errorf("%s: the limit's source is %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}
