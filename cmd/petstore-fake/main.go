@@ -118,14 +118,16 @@ func run(ctx context.Context, cfg config, stdout, stderr io.Writer) error {
 	}
 	srv.Start()
 
+	// The log's first line before the export lines: a script that calls the
+	// fake once it reads them finds its requests logged after it.
+	logger.Printf("%s; animals: %d, faults: %d; stop with Ctrl-C or SIGTERM",
+		serving(srv.URL, cfg.Addr), len(cfg.Pets), len(cfg.Faults))
 	baseURL := localURL(srv.URL, cfg.Addr)
 	// Both lines in one write, so that a reader sees both or neither.
 	if _, err := fmt.Fprintf(stdout, "export PETSTORE_BASE_URL=%s\nexport PETSTORE_API_KEY=%s\n",
 		shellQuote(baseURL), shellQuote(srv.APIKey)); err != nil {
 		return err
 	}
-	logger.Printf("%s; animals: %d, faults: %d; stop with Ctrl-C or SIGTERM",
-		serving(srv.URL, cfg.Addr), len(cfg.Pets), len(cfg.Faults))
 	<-ctx.Done()
 	shutdown(srv, logger)
 	logger.Printf("stopped")
