@@ -378,7 +378,7 @@ func (c *Client) callError(cl *call) error {
 		op := method[:1] + strings.ToLower(method[1:])
 		cause := redactError(&url.Error{Op: op, URL: cl.u.String(), Err: r.Err}, c.red)
 		err := &transportError{method: method, path: c.path(cl), err: cause,
-			later: cl.req.Context().Err() == nil && retry.Later(method == http.MethodGet, 0, r.Err, r.Reached, r.Refused)}
+			later: cl.req.Context().Err() == nil && retry.Later(method == http.MethodGet, r)}
 		if method == http.MethodPost && r.Reached && (r.Status == 0 || r.Status/100 == 2) {
 			// It may have been created, or was (a 2xx whose body did not
 			// arrive); any other status is the server's answer.

@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"context"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -9,9 +10,9 @@ import (
 	"github.com/petstore/petstore-go/internal/transport"
 )
 
-// TestLater: a call is retryable later on the statuses and transport
-// errors the policy retries, a request with a body only when it was not
-// reached or was refused.
+// TestLater: a call is retryable later exactly when the policy retries
+// it: on its statuses and transport errors, a request with a body only
+// when every send was refused (no connection had, or dropped unread).
 func TestLater(t *testing.T) {
 	t.Parallel()
 	reset := errors.New("connection reset by peer")
@@ -19,19 +20,19 @@ func TestLater(t *testing.T) {
 		name                   string
 		status                 int
 		err                    error
-		reached, refused       bool
+		reached                bool // with err: a send may have been processed (else every send was refused)
 		wantIdempotent, wantPO bool
 	}{
-		{"429", 429, nil, true, false, true, true},
-		{"503", 503, nil, true, false, true, false},
-		{"408", 408, nil, true, false, true, false},
-		{"400", 400, nil, true, false, false, false},
-		{"501", 501, nil, true, false, false, false},
-		{"reset after sending", 0, reset, true, false, true, false},
-		{"nothing sent", 0, reset, false, false, true, true},
-		{"every send refused", 0, reset, false, true, true, true},
-		{"untrusted certificate, nothing sent", 0, x509.UnknownAuthorityError{}, false, false, false, false},
-		{"body too large", 200, fmt.Errorf("reading: %w", transport.ErrBodyTooLarge), true, false, false, false},
+		{"429", 429, nil, true, true, true},
+		{"503", 503, nil, true, true, false},
+		{"408", 408, nil, true, true, false},
+		{"400", 400, nil, true, false, false},
+		{"501", 501, nil, true, false, false},
+		{"reset after sending", 0, reset, true, true, false},
+		{"nothing sent, or every send refused", 0, reset, false, true, true},
+		{"the attempt's time ran out before a connection", 0, context.DeadlineExceeded, false, true, false},
+		{"untrusted certificate, nothing sent", 0, x509.UnknownAuthorityError{}, false, false, false},
+		{"body too large", 200, fmt.Errorf("reading: %w", transport.ErrBodyTooLarge), true, false, false},
 	}
 	for _, tc := range tests {
 		for _, idempotent := range []bool{true, false} {
@@ -39,7 +40,8 @@ func TestLater(t *testing.T) {
 			if idempotent {
 				want = tc.wantIdempotent
 			}
-			if got := Later(idempotent, tc.status, tc.err, tc.reached, tc.refused); got != want {
+			r := transport.Result{Status: int32(tc.status), Err: tc.err, Reached: tc.reached, Refused: tc.err != nil && !tc.reached}
+			if got := Later(idempotent, &r); got != want {
 				t.Errorf("%s: Later(idempotent %v) = %v; want %v", tc.name, idempotent, got, want)
 			}
 		}

@@ -91,8 +91,9 @@ func (p Policy) retryable(r *transport.Result, asked RetryAfter) bool {
 	if r.Err != nil && !p.Idempotent {
 		// Only when every send had no connection or was dropped unread:
 		// nothing was created. A dial error after a send that may have
-		// been processed (a RoundTripper's own retry) is no proof.
-		return r.Refused && !isTimeout(r.Err)
+		// been processed (a RoundTripper's own retry) is no proof; an
+		// untrusted certificate does not go away.
+		return r.Refused && !isTimeout(r.Err) && retryableTransportError(r.Err)
 	}
 	return retryableOutcome(p.Idempotent, p.MaxWait, int(r.Status), r.Err, asked)
 }

@@ -135,6 +135,7 @@ func TestPolicyErrors(t *testing.T) {
 		{"truncated body", failed(eof), true, false},
 		{"attempt deadline", failed(deadline), true, false},
 		{"bad certificate", failed(cert), false, false},
+		{"bad certificate, nothing sent", &transport.Result{Err: cert, Refused: true}, false, false},
 		{"body too large", failed(transport.ErrBodyTooLarge), false, false},
 		{"every send refused by the server", &transport.Result{Err: refused, Refused: true}, true, true},
 		{"refused, then the attempt's time ran out", &transport.Result{Err: deadline, Refused: true}, true, false},
