@@ -470,9 +470,12 @@ func TestObserverOverSockets(t *testing.T) {
 // bodies are read in a goroutine of the SDK's, whose start now and then
 // allocates (a new goroutine, when none is free to reuse), so
 // testing.AllocsPerRun, which rounds down, moves by one from run to run.
-// Such noise only ever adds: the counts are averaged over many calls, with
-// the garbage collector off, and the least of five rounds is compared,
-// where an allocation per call would add 1. The counts are every
+// Such noise moves either count by a fraction of an allocation per call
+// (seen: 54.42 against 55.00 for CreatePet on go1.23.12, when the calls
+// without an observer happened to find free goroutines more often): the
+// counts are averaged over many calls, with the garbage collector off, the
+// least of five rounds is compared, and the test fails at 0.9 more per
+// call, where an allocation per call by the observer adds at least 1. The counts are every
 // goroutine's: not parallel, and measured in a process of its own, this test
 // alone, where no goroutine another test left (a connection closing, a
 // timer) allocates meanwhile, as one did in full-package runs.
@@ -521,7 +524,7 @@ func observerAllocs(t *testing.T) {
 			with = min(with, perCall(func() error { return call(ctx, observed) }))
 		}
 		t.Logf("%s: %.2f allocations per call with an observer, %.2f without", name, with, without)
-		if n != rounds*(runs+1) || with-without > 0.5 {
+		if n != rounds*(runs+1) || with-without >= 0.9 {
 			t.Errorf("%s: %.2f allocations per call with an observer (called %d times), %.2f without; want as many", name, with, n, without)
 		}
 	}
